@@ -1,0 +1,118 @@
+/**
+ * Configuration is read once, from the environment and explicit overrides (CLI flags, tests),
+ * validated and frozen. Nothing below this file reads `process.env`.
+ */
+
+export interface RateLimitConfig {
+  /** Bucket size: the burst a caller may send at once. */
+  readonly burst: number;
+  /** Tokens added per second: the sustained request rate. */
+  readonly perSecond: number;
+}
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  /** PostgreSQL connection string; when absent the embedded database in `dataDir` is used. */
+  readonly databaseUrl: string | undefined;
+  /** Directory of the embedded database; `memory://` keeps it in memory (tests). */
+  readonly dataDir: string;
+  readonly dbPoolSize: number;
+  readonly adminToken: string | undefined;
+  readonly ingestToken: string | undefined;
+  readonly redisUrl: string | undefined;
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  readonly limits: {
+    readonly maxDepth: number;
+    readonly maxAliases: number;
+    readonly maxTokens: number;
+    readonly maxBodyBytes: number;
+    readonly requestTimeoutMs: number;
+    readonly ingestMaxBodyBytes: number;
+    readonly ingestBatchSize: number;
+  };
+  /** Per API key. */
+  readonly rateLimit: RateLimitConfig;
+  /** Per client address, charged only by failed authentication. */
+  readonly authFailureLimit: RateLimitConfig;
+  /** How often recorded key use is written to the database. */
+  readonly keyUsageFlushMs: number;
+  /** Honour X-Forwarded-For (only behind a trusted proxy). */
+  readonly trustProxy: boolean;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+export type ConfigOverrides = { [K in keyof Config]?: Config[K] extends object ? Partial<Config[K]> : Config[K] };
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function str(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Config {
+  const logLevel = str(env, 'WFAPI_LOG_LEVEL') ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigError(`WFAPI_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+  const base: Config = {
+    port: int(env, 'PORT', 4000, 0, 65535),
+    host: str(env, 'HOST') ?? '127.0.0.1',
+    databaseUrl: str(env, 'DATABASE_URL'),
+    dataDir: str(env, 'WFAPI_DATA_DIR') ?? './.wfapi',
+    dbPoolSize: int(env, 'WFAPI_DB_POOL_SIZE', 10, 1, 500),
+    adminToken: str(env, 'WFAPI_ADMIN_TOKEN'),
+    ingestToken: str(env, 'WFAPI_INGEST_TOKEN'),
+    redisUrl: str(env, 'REDIS_URL'),
+    logLevel: logLevel as Config['logLevel'],
+    limits: {
+      maxDepth: int(env, 'WFAPI_MAX_DEPTH', 10, 2, 100),
+      maxAliases: int(env, 'WFAPI_MAX_ALIASES', 30, 1, 1000),
+      maxTokens: int(env, 'WFAPI_MAX_TOKENS', 2000, 100, 100000),
+      maxBodyBytes: int(env, 'WFAPI_MAX_BODY_BYTES', 100_000, 1000, 10_000_000),
+      requestTimeoutMs: int(env, 'WFAPI_REQUEST_TIMEOUT_MS', 10_000, 10, 600_000),
+      ingestMaxBodyBytes: int(env, 'WFAPI_INGEST_MAX_BYTES', 2 ** 31, 1000, Number.MAX_SAFE_INTEGER),
+      ingestBatchSize: int(env, 'WFAPI_INGEST_BATCH_SIZE', 5000, 1, 100_000),
+    },
+    rateLimit: {
+      burst: int(env, 'WFAPI_RATE_LIMIT_BURST', 200, 1, 1_000_000),
+      perSecond: int(env, 'WFAPI_RATE_LIMIT_PER_SECOND', 100, 1, 1_000_000),
+    },
+    authFailureLimit: {
+      burst: int(env, 'WFAPI_AUTH_FAILURE_BURST', 20, 1, 1_000_000),
+      perSecond: int(env, 'WFAPI_AUTH_FAILURE_PER_SECOND', 1, 1, 1_000_000),
+    },
+    keyUsageFlushMs: int(env, 'WFAPI_KEY_USAGE_FLUSH_MS', 30_000, 10, 3_600_000),
+    trustProxy: str(env, 'WFAPI_TRUST_PROXY') === 'true',
+  };
+  const merged = {
+    ...base,
+    ...overrides,
+    limits: { ...base.limits, ...overrides.limits },
+    rateLimit: { ...base.rateLimit, ...overrides.rateLimit },
+    authFailureLimit: { ...base.authFailureLimit, ...overrides.authFailureLimit },
+  } as Config;
+  return deepFreeze(merged);
+}
+
+function deepFreeze<T extends object>(value: T): T {
+  for (const inner of Object.values(value)) {
+    if (inner && typeof inner === 'object') deepFreeze(inner);
+  }
+  return Object.freeze(value);
+}

@@ -1,0 +1,22 @@
+/**
+ * The one database interface the stores are written against. Both drivers (node-postgres and
+ * the embedded PGlite) speak the same PostgreSQL dialect, take `$n` parameters, and return rows
+ * with the same JavaScript types: timestamptz as Date, int4/int8 as number, numeric as string,
+ * jsonb as parsed JSON.
+ */
+export interface Queryable {
+  query<Row = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<Row[]>;
+}
+
+/** A handle inside a transaction. Store functions that need atomicity take this type. */
+export interface Transaction extends Queryable {
+  readonly inTransaction: true;
+}
+
+export interface Database extends Queryable {
+  readonly kind: 'postgres' | 'pglite';
+  transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
+  /** Resolves when the database answers a trivial query. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,253 @@
+/**
+ * The ingestion record format (contract section 3) and its validation. A line becomes either a
+ * typed record or a reason it was rejected; nothing here touches the database.
+ */
+import {
+  WorkflowDeploymentStatusValues,
+  WorkflowExecutionClassifiedStatusValues,
+  WorkflowExecutionStatusValues,
+  type WorkflowDeploymentStatus,
+  type WorkflowExecutionClassifiedStatus,
+  type WorkflowExecutionStatus,
+} from '../schema/schema-types.generated.js';
+import { parseTime } from '../modules/shared/time.js';
+import { normalizeUuid } from '../modules/shared/uuid.js';
+
+export interface ErrorCount {
+  error: string;
+  count: number;
+}
+
+export interface WorkflowRecord {
+  type: 'workflow';
+  organizationId: string;
+  uuid: string;
+  workflowId: string;
+  name: string;
+  ownerAddress: string;
+  status: WorkflowDeploymentStatus;
+  registeredAt: Date;
+  workflowSource: string;
+}
+
+export interface DeploymentRecord {
+  type: 'deployment';
+  organizationId: string;
+  uuid: string;
+  workflowUUID: string;
+  status: WorkflowDeploymentStatus;
+  deployedAt: Date;
+  txHash: string | null;
+  errorMessage: string | null;
+  binaryURL: string | null;
+  configURL: string | null;
+}
+
+export interface ExecutionRecord {
+  type: 'execution';
+  organizationId: string;
+  uuid: string;
+  id: string;
+  workflowUUID: string;
+  status: WorkflowExecutionStatus;
+  classifiedStatus: WorkflowExecutionClassifiedStatus | null;
+  startedAt: Date;
+  finishedAt: Date | null;
+  executedInTee: boolean | null;
+  errors: ErrorCount[] | null;
+  /** Decimal text, exactly as sent (numbers are converted with their shortest representation). */
+  creditUsed: string | null;
+}
+
+export interface LogRecord {
+  type: 'log';
+  organizationId: string;
+  workflowExecutionUUID: string;
+  nodeID: string;
+  message: string;
+  timestamp: Date;
+}
+
+export interface EventRecord {
+  type: 'event';
+  organizationId: string;
+  workflowExecutionUUID: string;
+  capabilityID: string;
+  status: string;
+  method: string | null;
+  startedAt: Date;
+  finishedAt: Date | null;
+  errors: ErrorCount[] | null;
+}
+
+export type IngestRecord = WorkflowRecord | DeploymentRecord | ExecutionRecord | LogRecord | EventRecord;
+export type RecordType = IngestRecord['type'];
+export const RECORD_TYPES: readonly RecordType[] = ['workflow', 'deployment', 'execution', 'log', 'event'];
+
+export const TERMINAL_STATUSES: ReadonlySet<string> = new Set(['SUCCESS', 'FAILURE']);
+
+export class RecordError extends Error {
+  override name = 'RecordError';
+}
+
+const MAX_TEXT = 10_000;
+const MAX_MESSAGE = 100_000;
+const DECIMAL = /^(?:0|[1-9]\d{0,30})(?:\.\d{1,18})?$/;
+
+type Raw = Record<string, unknown>;
+
+function fail(message: string): never {
+  throw new RecordError(message);
+}
+
+function text(raw: Raw, field: string, max = MAX_TEXT): string {
+  const value = raw[field];
+  if (value === undefined || value === null) fail(`${field} is required`);
+  if (typeof value !== 'string') fail(`${field} must be a string`);
+  if (value.length === 0) fail(`${field} must not be empty`);
+  if (value.length > max) fail(`${field} must be at most ${max} characters`);
+  return value;
+}
+
+function optionalText(raw: Raw, field: string, max = MAX_TEXT): string | null {
+  const value = raw[field];
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string') fail(`${field} must be a string`);
+  if (value.length > max) fail(`${field} must be at most ${max} characters`);
+  return value;
+}
+
+function uuid(raw: Raw, field: string): string {
+  return normalizeUuid(text(raw, field, 64)) ?? fail(`${field} must be a uuid`);
+}
+
+function time(raw: Raw, field: string): Date {
+  return parseTime(text(raw, field, 64)) ?? fail(`${field} must be an RFC 3339 time with an offset`);
+}
+
+function optionalTime(raw: Raw, field: string): Date | null {
+  return raw[field] === undefined || raw[field] === null ? null : time(raw, field);
+}
+
+function oneOf<T extends string>(raw: Raw, field: string, values: readonly T[]): T {
+  const value = text(raw, field, 64);
+  if (!(values as readonly string[]).includes(value)) fail(`${field} must be one of ${values.join(', ')}`);
+  return value as T;
+}
+
+function optionalOneOf<T extends string>(raw: Raw, field: string, values: readonly T[]): T | null {
+  return raw[field] === undefined || raw[field] === null ? null : oneOf(raw, field, values);
+}
+
+function optionalBoolean(raw: Raw, field: string): boolean | null {
+  const value = raw[field];
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'boolean') fail(`${field} must be a boolean`);
+  return value;
+}
+
+function errorCounts(raw: Raw, field: string): ErrorCount[] | null {
+  const value = raw[field];
+  if (value === undefined || value === null) return null;
+  if (!Array.isArray(value)) fail(`${field} must be an array of {error, count}`);
+  if (value.length > 1000) fail(`${field} must have at most 1000 entries`);
+  return value.map((item, index) => {
+    if (!item || typeof item !== 'object' || Array.isArray(item)) fail(`${field}[${index}] must be an object`);
+    const entry = item as Raw;
+    if (typeof entry.error !== 'string') fail(`${field}[${index}].error must be a string`);
+    if (!Number.isSafeInteger(entry.count) || (entry.count as number) < 0) {
+      fail(`${field}[${index}].count must be a non-negative integer`);
+    }
+    return { error: entry.error, count: entry.count as number };
+  });
+}
+
+function credit(raw: Raw, field: string): string | null {
+  const value = raw[field];
+  if (value === undefined || value === null) return null;
+  let textValue: string;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value) || value < 0) fail(`${field} must be a non-negative decimal`);
+    textValue = value.toLocaleString('en-US', { useGrouping: false, maximumFractionDigits: 18 });
+  } else if (typeof value === 'string') {
+    textValue = value;
+  } else {
+    fail(`${field} must be a decimal string or number`);
+  }
+  if (!DECIMAL.test(textValue)) fail(`${field} must be a non-negative decimal such as "12.5"`);
+  return textValue;
+}
+
+/** Validates one parsed NDJSON value; throws RecordError with the reason when it is not a record. */
+export function parseRecord(value: unknown): IngestRecord {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) fail('a record must be a JSON object');
+  const raw = value as Raw;
+  const type = raw.type;
+  if (typeof type !== 'string') fail('type is required');
+  const organizationId = uuid(raw, 'organizationId');
+  switch (type) {
+    case 'workflow':
+      return {
+        type,
+        organizationId,
+        uuid: uuid(raw, 'uuid'),
+        workflowId: text(raw, 'workflowId', 256),
+        name: text(raw, 'name', 1000),
+        ownerAddress: text(raw, 'ownerAddress', 256),
+        status: oneOf(raw, 'status', WorkflowDeploymentStatusValues),
+        registeredAt: time(raw, 'registeredAt'),
+        workflowSource: optionalText(raw, 'workflowSource') ?? '',
+      };
+    case 'deployment':
+      return {
+        type,
+        organizationId,
+        uuid: uuid(raw, 'uuid'),
+        workflowUUID: uuid(raw, 'workflowUUID'),
+        status: oneOf(raw, 'status', WorkflowDeploymentStatusValues),
+        deployedAt: time(raw, 'deployedAt'),
+        txHash: optionalText(raw, 'txHash', 256),
+        errorMessage: optionalText(raw, 'errorMessage'),
+        binaryURL: optionalText(raw, 'binaryURL', 2048),
+        configURL: optionalText(raw, 'configURL', 2048),
+      };
+    case 'execution':
+      return {
+        type,
+        organizationId,
+        uuid: uuid(raw, 'uuid'),
+        id: text(raw, 'id', 256),
+        workflowUUID: uuid(raw, 'workflowUUID'),
+        status: oneOf(raw, 'status', WorkflowExecutionStatusValues),
+        classifiedStatus: optionalOneOf(raw, 'classifiedStatus', WorkflowExecutionClassifiedStatusValues),
+        startedAt: time(raw, 'startedAt'),
+        finishedAt: optionalTime(raw, 'finishedAt'),
+        executedInTee: optionalBoolean(raw, 'executedInTee'),
+        errors: errorCounts(raw, 'errors'),
+        creditUsed: credit(raw, 'creditUsed'),
+      };
+    case 'log':
+      return {
+        type,
+        organizationId,
+        workflowExecutionUUID: uuid(raw, 'workflowExecutionUUID'),
+        nodeID: text(raw, 'nodeID', 256),
+        message: optionalText(raw, 'message', MAX_MESSAGE) ?? fail('message is required'),
+        timestamp: time(raw, 'timestamp'),
+      };
+    case 'event':
+      return {
+        type,
+        organizationId,
+        workflowExecutionUUID: uuid(raw, 'workflowExecutionUUID'),
+        capabilityID: text(raw, 'capabilityID', 256),
+        status: text(raw, 'status', 64),
+        method: optionalText(raw, 'method', 256),
+        startedAt: time(raw, 'startedAt'),
+        finishedAt: optionalTime(raw, 'finishedAt'),
+        errors: errorCounts(raw, 'errors'),
+      };
+    default:
+      fail(`unknown type "${type.slice(0, 40)}"; expected one of ${RECORD_TYPES.join(', ')}`);
+  }
+}

@@ -1,0 +1,9 @@
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Canonical (lower-case) form of a uuid, or undefined when the text is not one. Reads treat a
+ * malformed uuid as one that does not exist, exactly like an unknown one.
+ */
+export function normalizeUuid(text: string): string | undefined {
+  return UUID.test(text) ? text.toLowerCase() : undefined;
+}

@@ -1,0 +1,106 @@
+import type { Queryable } from '../../db/database.js';
+import { splitWindow, type TimeWindow } from './windows.js';
+
+export interface CountedWindow extends TimeWindow {
+  /** Caller's key for the answer. */
+  readonly key: number;
+  /** Count one workflow's executions; null counts every visible workflow of the organization. */
+  readonly workflowUuid: string | null;
+}
+
+export interface WindowCounts {
+  readonly total: number;
+  readonly byStatus: ReadonlyMap<string, number>;
+  readonly tee: number;
+  /** Sum of creditUsed as a decimal string without trailing zeros. */
+  readonly credit: string;
+}
+
+export const EMPTY_COUNTS: WindowCounts = Object.freeze({ total: 0, byStatus: new Map(), tee: 0, credit: '0' });
+
+interface CountRow {
+  window_key: number;
+  status: string | null;
+  n: number;
+  tee: number;
+  credit: string;
+}
+
+/**
+ * Counts executions in many windows with one query: rollup buckets for the aligned middle of
+ * each window, an index range scan of executions for its edges. Only executions of workflows
+ * that exist are counted, like every read. `statuses` restricts to those statuses.
+ */
+export async function countWindows(
+  db: Queryable,
+  organizationId: string,
+  windows: readonly CountedWindow[],
+  statuses?: readonly string[],
+): Promise<Map<number, WindowCounts>> {
+  const keys: number[] = [];
+  const grains: number[] = [];
+  const froms: Date[] = [];
+  const tos: (Date | null)[] = [];
+  const workflows: (string | null)[] = [];
+  for (const window of windows) {
+    for (const piece of splitWindow(window)) {
+      keys.push(window.key);
+      grains.push(piece.grain);
+      froms.push(new Date(piece.from));
+      tos.push(piece.to === null ? null : new Date(piece.to));
+      workflows.push(window.workflowUuid);
+    }
+  }
+  const result = new Map<number, WindowCounts>();
+  if (keys.length === 0) return result;
+
+  const rows = await db.query<CountRow>(
+    `with pieces as (
+       select * from unnest($2::int[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::uuid[])
+         as p(window_key, grain, lo, hi, workflow_uuid)
+     ),
+     visible as (select uuid from workflows where organization_id = $1),
+     counted as (
+       select p.window_key, r.status, r.execution_count as n, r.tee_count as tee, r.credit_used as credit
+       from pieces p
+       join execution_rollups r
+         on r.organization_id = $1 and r.grain = p.grain
+        and r.bucket_start >= p.lo and r.bucket_start < coalesce(p.hi, 'infinity')
+        and (p.workflow_uuid is null or r.workflow_uuid = p.workflow_uuid)
+       where p.grain > 0 and r.workflow_uuid in (select uuid from visible)
+         and ($7::text[] is null or r.status = any($7))
+       union all
+       select p.window_key, e.status, 1, case when e.executed_in_tee then 1 else 0 end, coalesce(e.credit_used, 0)
+       from pieces p
+       join executions e
+         on e.organization_id = $1
+        and e.started_at >= p.lo and e.started_at < coalesce(p.hi, 'infinity')
+        and (p.workflow_uuid is null or e.workflow_uuid = p.workflow_uuid)
+       where p.grain = 0 and e.workflow_uuid in (select uuid from visible)
+         and ($7::text[] is null or e.status = any($7))
+     )
+     select window_key, status, sum(n)::int8 as n, sum(tee)::int8 as tee, trim_scale(sum(credit))::text as credit
+     from counted
+     group by grouping sets ((window_key, status), (window_key))`,
+    [organizationId, keys, grains, froms, tos, workflows, statuses ?? null],
+  );
+
+  const partial = new Map<number, { total: number; byStatus: Map<string, number>; tee: number; credit: string }>();
+  const entry = (key: number) => {
+    let value = partial.get(key);
+    if (!value) partial.set(key, (value = { total: 0, byStatus: new Map(), tee: 0, credit: '0' }));
+    return value;
+  };
+  for (const row of rows) {
+    const value = entry(row.window_key);
+    if (row.status === null) {
+      value.total = row.n;
+      value.tee = row.tee;
+      value.credit = row.credit;
+    } else {
+      value.byStatus.set(row.status, row.n);
+    }
+  }
+  for (const window of windows) result.set(window.key, partial.get(window.key) ?? EMPTY_COUNTS);
+  return result;
+}
