@@ -46,7 +46,9 @@ export class ConfigError extends Error {
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
-export type ConfigOverrides = { [K in keyof Config]?: Config[K] extends object ? Partial<Config[K]> : Config[K] };
+export type ConfigOverrides = {
+  [K in keyof Config]?: Config[K] extends object ? Partial<Config[K]> : Config[K];
+};
 
 function int(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];

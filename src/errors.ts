@@ -16,8 +16,14 @@ export const ERROR_CODES = {
     status: 400,
     description: 'An argument or request body is invalid; the message names the field and the bound.',
   },
-  NOT_FOUND: { status: 200, description: '`workflow` or `workflowDeployment` named a uuid the caller cannot see.' },
-  GRAPHQL_PARSE_FAILED: { status: 400, description: 'The query is not valid GraphQL syntax or exceeds the token limit.' },
+  NOT_FOUND: {
+    status: 200,
+    description: '`workflow` or `workflowDeployment` named a uuid the caller cannot see.',
+  },
+  GRAPHQL_PARSE_FAILED: {
+    status: 400,
+    description: 'The query is not valid GraphQL syntax or exceeds the token limit.',
+  },
   GRAPHQL_VALIDATION_FAILED: {
     status: 400,
     description: 'The query does not validate against the schema, or exceeds the depth or alias limits.',
@@ -27,7 +33,10 @@ export const ERROR_CODES = {
     status: 503,
     description: 'The database is unreachable or the request exceeded its time limit; retry later.',
   },
-  INTERNAL_SERVER_ERROR: { status: 500, description: 'An unexpected failure; details are logged, never returned.' },
+  INTERNAL_SERVER_ERROR: {
+    status: 500,
+    description: 'An unexpected failure; details are logged, never returned.',
+  },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -40,7 +49,11 @@ export class AppError extends Error {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
 
-  constructor(code: ErrorCode, message: string, options: { status?: number; headers?: Record<string, string> } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { status?: number; headers?: Record<string, string> } = {},
+  ) {
     super(message);
     this.code = code;
     this.status = options.status ?? ERROR_CODES[code].status;
@@ -50,7 +63,9 @@ export class AppError extends Error {
 
 /** The body of every error answer: `{"data"?: null, "errors": [{message, extensions: {code}}]}`. */
 export function errorBody(error: AppError, withData = false): Record<string, unknown> {
-  const body: Record<string, unknown> = { errors: [{ message: error.message, extensions: { code: error.code } }] };
+  const body: Record<string, unknown> = {
+    errors: [{ message: error.message, extensions: { code: error.code } }],
+  };
   return withData ? { data: null, ...body } : body;
 }
 
@@ -74,7 +89,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string') {
-    if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return true;
+    if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code))
+      return true;
     // 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 08xxx connection exceptions
     if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03') return true;
     // 57014 query_canceled (statement_timeout)

@@ -13,7 +13,8 @@ export async function openPglite(dataDir: string): Promise<Database> {
   let closed = false;
 
   const ensureOpen = () => {
-    if (closed) throw Object.assign(new Error('Connection terminated: database is closed'), { code: '57P01' });
+    if (closed)
+      throw Object.assign(new Error('Connection terminated: database is closed'), { code: '57P01' });
   };
 
   return {

@@ -42,9 +42,11 @@ export async function ingestBatch(db: Database, records: readonly NumberedRecord
     const rejected: Rejection[] = [];
     const organizations = [...new Set(records.map((r) => r.record.organizationId))].sort();
     const known = new Set(
-      (await tx.query<{ id: string }>('select id from organizations where id = any($1::uuid[])', [organizations])).map(
-        (row) => row.id,
-      ),
+      (
+        await tx.query<{ id: string }>('select id from organizations where id = any($1::uuid[])', [
+          organizations,
+        ])
+      ).map((row) => row.id),
     );
     for (const organizationId of organizations) {
       if (known.has(organizationId)) {
@@ -71,11 +73,15 @@ export async function ingestBatch(db: Database, records: readonly NumberedRecord
 }
 
 const OWNED_UUIDS: ReadonlyArray<{ table: string; pick: (r: IngestRecord) => string[] }> = [
-  { table: 'workflows', pick: (r) => (r.type === 'workflow' ? [r.uuid] : 'workflowUUID' in r ? [r.workflowUUID] : []) },
+  {
+    table: 'workflows',
+    pick: (r) => (r.type === 'workflow' ? [r.uuid] : 'workflowUUID' in r ? [r.workflowUUID] : []),
+  },
   { table: 'deployments', pick: (r) => (r.type === 'deployment' ? [r.uuid] : []) },
   {
     table: 'executions',
-    pick: (r) => (r.type === 'execution' ? [r.uuid] : 'workflowExecutionUUID' in r ? [r.workflowExecutionUUID] : []),
+    pick: (r) =>
+      r.type === 'execution' ? [r.uuid] : 'workflowExecutionUUID' in r ? [r.workflowExecutionUUID] : [],
   },
 ];
 
@@ -102,7 +108,8 @@ async function rejectForeignUuids(
         const owner = owners.get(uuid);
         if (owner === undefined) {
           // The first line of the batch to use a new uuid claims it for its organization.
-          if (table !== 'workflows' || numbered.record.type === 'workflow') owners.set(uuid, numbered.record.organizationId);
+          if (table !== 'workflows' || numbered.record.type === 'workflow')
+            owners.set(uuid, numbered.record.organizationId);
         } else if (owner !== numbered.record.organizationId && !foreign.has(numbered)) {
           foreign.add(numbered);
           rejected.push({ line: numbered.line, error: `uuid ${uuid} belongs to another organization` });
@@ -398,7 +405,14 @@ async function insertEvents(tx: Transaction, events: EventRecord[]): Promise<voi
       events.map((e) => e.organizationId),
       events.map((e) => e.workflowExecutionUUID),
       events.map((e) =>
-        lineHash([e.capabilityID, e.status, e.method, e.startedAt.getTime(), e.finishedAt?.getTime() ?? null, e.errors]),
+        lineHash([
+          e.capabilityID,
+          e.status,
+          e.method,
+          e.startedAt.getTime(),
+          e.finishedAt?.getTime() ?? null,
+          e.errors,
+        ]),
       ),
       events.map((e) => e.capabilityID),
       events.map((e) => e.status),

@@ -152,7 +152,8 @@ function errorCounts(raw: Raw, field: string): ErrorCount[] | null {
   if (!Array.isArray(value)) fail(`${field} must be an array of {error, count}`);
   if (value.length > 1000) fail(`${field} must have at most 1000 entries`);
   return value.map((item, index) => {
-    if (!item || typeof item !== 'object' || Array.isArray(item)) fail(`${field}[${index}] must be an object`);
+    if (!item || typeof item !== 'object' || Array.isArray(item))
+      fail(`${field}[${index}] must be an object`);
     const entry = item as Raw;
     if (typeof entry.error !== 'string') fail(`${field}[${index}].error must be a string`);
     if (!Number.isSafeInteger(entry.count) || (entry.count as number) < 0) {

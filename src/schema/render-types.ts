@@ -13,7 +13,13 @@ import {
 } from 'graphql';
 import { publicSdlDocument } from './sdl.js';
 
-const BUILT_IN: Record<string, string> = { String: 'string', Int: 'number', Float: 'number', Boolean: 'boolean', ID: 'string' };
+const BUILT_IN: Record<string, string> = {
+  String: 'string',
+  Int: 'number',
+  Float: 'number',
+  Boolean: 'boolean',
+  ID: 'string',
+};
 
 /** Renders TypeScript declarations for every named type of the public schema. */
 export function renderSchemaTypes(): string {

@@ -31,6 +31,7 @@ export interface Bucket {
 /** Contiguous buckets of `width`, aligned to UTC multiples of it, covering [from, to]. */
 export function bucketsCovering(from: number, to: number, width: number): Bucket[] {
   const buckets: Bucket[] = [];
-  for (let start = floorTo(from, width); start <= to; start += width) buckets.push({ from: start, to: start + width });
+  for (let start = floorTo(from, width); start <= to; start += width)
+    buckets.push({ from: start, to: start + width });
   return buckets;
 }

@@ -26,7 +26,11 @@ export function toPaging(page: PageInput | null | undefined): Paging {
 }
 
 /** Rejects list filters longer than their bound, naming the field. */
-export function checkListBound(name: string, values: readonly unknown[] | null | undefined, max: number): void {
+export function checkListBound(
+  name: string,
+  values: readonly unknown[] | null | undefined,
+  max: number,
+): void {
   if (values && values.length > max) throw badInput(`${name} must have at most ${max} values`);
 }
 

@@ -16,7 +16,12 @@ export interface WindowCounts {
   readonly credit: string;
 }
 
-export const EMPTY_COUNTS: WindowCounts = Object.freeze({ total: 0, byStatus: new Map(), tee: 0, credit: '0' });
+export const EMPTY_COUNTS: WindowCounts = Object.freeze({
+  total: 0,
+  byStatus: new Map(),
+  tee: 0,
+  credit: '0',
+});
 
 interface CountRow {
   window_key: number;
@@ -85,7 +90,10 @@ export async function countWindows(
     [organizationId, keys, grains, froms, tos, workflows, statuses ?? null],
   );
 
-  const partial = new Map<number, { total: number; byStatus: Map<string, number>; tee: number; credit: string }>();
+  const partial = new Map<
+    number,
+    { total: number; byStatus: Map<string, number>; tee: number; credit: string }
+  >();
   const entry = (key: number) => {
     let value = partial.get(key);
     if (!value) partial.set(key, (value = { total: 0, byStatus: new Map(), tee: 0, credit: '0' }));

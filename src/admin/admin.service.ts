@@ -1,0 +1,141 @@
+/**
+ * Operator actions on organizations, members and API keys (contract section 2). Used by the
+ * admin GraphQL endpoint, the demo loader and the tests; validation of operator input lives here.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Queryable } from '../db/database.js';
+import { badInput, notFound } from '../errors.js';
+import {
+  insertMember,
+  insertOrganization,
+  type MemberRow,
+  type OrganizationRow,
+  updateDeployAccess,
+  updateOrganizationActiveStatus,
+} from '../modules/accounts/accounts.store.js';
+import { generateApiKey } from '../modules/auth/api-key.js';
+import { type ApiKeyRow, insertApiKey, listApiKeys, revokeApiKey } from '../modules/auth/api-keys.store.js';
+import { normalizeUuid } from '../modules/shared/uuid.js';
+import {
+  type EntityActiveStatus,
+  type MemberType,
+  MemberTypeValues,
+  type OrganizationRestrictionStatus,
+  OrganizationRestrictionStatusValues,
+} from '../schema/schema-types.generated.js';
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+function label(name: string, value: string, max = 200): string {
+  const trimmed = value.trim();
+  if (trimmed === '') throw badInput(`${name} must not be empty`);
+  if (trimmed.length > max) throw badInput(`${name} must be at most ${max} characters`);
+  return trimmed;
+}
+
+function uuidOf(name: string, value: string): string {
+  return (
+    normalizeUuid(value) ??
+    (() => {
+      throw badInput(`${name} must be a uuid`);
+    })()
+  );
+}
+
+export async function createOrganization(
+  db: Queryable,
+  input: { displayName: string; restrictionStatus?: OrganizationRestrictionStatus | null; id?: string },
+): Promise<OrganizationRow> {
+  const restrictionStatus = input.restrictionStatus ?? 'FULL_ACCESS';
+  if (!OrganizationRestrictionStatusValues.includes(restrictionStatus))
+    throw badInput('restrictionStatus is invalid');
+  return insertOrganization(db, {
+    id: input.id ?? randomUUID(),
+    displayName: label('displayName', input.displayName),
+    restrictionStatus,
+  });
+}
+
+export async function setOrganizationActiveStatus(
+  db: Queryable,
+  input: { organizationId: string; activeStatus: EntityActiveStatus },
+): Promise<OrganizationRow> {
+  const row = await updateOrganizationActiveStatus(
+    db,
+    uuidOf('organizationId', input.organizationId),
+    input.activeStatus,
+  );
+  if (!row) throw notFound('organization not found');
+  return row;
+}
+
+export async function createMember(
+  db: Queryable,
+  input: {
+    organizationId: string;
+    emailAddress: string;
+    displayName: string;
+    memberType?: MemberType | null;
+    deployAccess?: boolean | null;
+  },
+): Promise<MemberRow> {
+  const emailAddress = label('emailAddress', input.emailAddress, 320);
+  if (!EMAIL.test(emailAddress)) throw badInput('emailAddress must be an email address');
+  if (input.memberType && !MemberTypeValues.includes(input.memberType))
+    throw badInput('memberType is invalid');
+  const row = await insertMember(db, {
+    id: randomUUID(),
+    userId: randomUUID(),
+    organizationId: uuidOf('organizationId', input.organizationId),
+    emailAddress,
+    displayName: label('displayName', input.displayName),
+    memberType: input.memberType ?? null,
+    deployAccess: input.deployAccess ?? false,
+  });
+  if (!row) throw notFound('organization not found');
+  return row;
+}
+
+export async function setDeployAccess(
+  db: Queryable,
+  input: { memberId: string; approved: boolean },
+): Promise<MemberRow> {
+  const row = await updateDeployAccess(db, uuidOf('memberId', input.memberId), input.approved);
+  if (!row) throw notFound('member not found');
+  return row;
+}
+
+export interface CreatedApiKey {
+  readonly row: ApiKeyRow;
+  /** The only time the secret exists in clear. */
+  readonly key: string;
+}
+
+export async function createApiKey(
+  db: Queryable,
+  input: { memberId: string; name: string; expiresAt?: Date | null },
+  now = new Date(),
+): Promise<CreatedApiKey> {
+  if (input.expiresAt && input.expiresAt.getTime() <= now.getTime())
+    throw badInput('expiresAt must be in the future');
+  const generated = generateApiKey();
+  const row = await insertApiKey(db, {
+    id: generated.id,
+    memberId: uuidOf('memberId', input.memberId),
+    name: label('name', input.name),
+    secretHash: generated.secretHash,
+    expiresAt: input.expiresAt ?? null,
+  });
+  if (!row) throw notFound('member not found');
+  return { row, key: generated.key };
+}
+
+export async function revokeKey(db: Queryable, input: { id: string }): Promise<ApiKeyRow> {
+  const row = await revokeApiKey(db, uuidOf('id', input.id));
+  if (!row) throw notFound('API key not found');
+  return row;
+}
+
+export async function apiKeysOf(db: Queryable, input: { organizationId: string }): Promise<ApiKeyRow[]> {
+  return listApiKeys(db, uuidOf('organizationId', input.organizationId));
+}

@@ -1,0 +1,16 @@
+import type { ModuleResolvers } from '../../graphql/resolver-types.js';
+import { toOrganization, toOrganizationAccount } from './account.mapper.js';
+import { findMember, findOrganization } from './accounts.store.js';
+
+export const accountsResolvers: ModuleResolvers = {
+  Query: {
+    getAccountDetails: async (_parent, _args, ctx) => {
+      const row = await findMember(ctx.db, ctx.organizationId, ctx.principal.memberId);
+      return row ? toOrganizationAccount(row) : null;
+    },
+    getOrganization: async (_parent, _args, ctx) => {
+      const row = await findOrganization(ctx.db, ctx.organizationId);
+      return row ? toOrganization(row) : null;
+    },
+  },
+};

@@ -1,0 +1,114 @@
+import { Redis } from 'ioredis';
+import type { RateLimitConfig } from '../../config.js';
+
+export interface RateDecision {
+  readonly allowed: boolean;
+  /** Whole tokens left after this request. */
+  readonly remaining: number;
+  /** Seconds until the next token (when refused: the Retry-After). */
+  readonly retryAfterSeconds: number;
+  /** Seconds until the bucket is full again. */
+  readonly resetSeconds: number;
+}
+
+/** A token bucket per key: `burst` tokens, refilled at `perSecond`. */
+export interface RateLimiter {
+  take(key: string, limit: RateLimitConfig): Promise<RateDecision>;
+  close(): Promise<void>;
+}
+
+function decide(tokens: number, allowed: boolean, limit: RateLimitConfig): RateDecision {
+  return {
+    allowed,
+    remaining: Math.max(0, Math.floor(tokens)),
+    retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / limit.perSecond)),
+    resetSeconds: Math.max(0, Math.ceil((limit.burst - tokens) / limit.perSecond)),
+  };
+}
+
+/** In-process buckets; the default for a single instance. Idle full buckets are dropped. */
+export class MemoryRateLimiter implements RateLimiter {
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  private readonly maxBuckets = 100_000;
+
+  async take(key: string, limit: RateLimitConfig, now = Date.now()): Promise<RateDecision> {
+    const bucket = this.buckets.get(key);
+    let tokens = limit.burst;
+    if (bucket) tokens = Math.min(limit.burst, bucket.tokens + ((now - bucket.at) / 1000) * limit.perSecond);
+    const allowed = tokens >= 1;
+    if (allowed) tokens -= 1;
+    if (!bucket && this.buckets.size >= this.maxBuckets) this.evictFull(now, limit);
+    this.buckets.set(key, { tokens, at: now });
+    return decide(tokens, allowed, limit);
+  }
+
+  private evictFull(now: number, limit: RateLimitConfig): void {
+    for (const [key, bucket] of this.buckets) {
+      if (bucket.tokens + ((now - bucket.at) / 1000) * limit.perSecond >= limit.burst)
+        this.buckets.delete(key);
+    }
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** Atomic token bucket in Redis, so that several instances share one budget per key. */
+const TAKE_SCRIPT = `
+local burst = tonumber(ARGV[1])
+local rate = tonumber(ARGV[2])
+local now = tonumber(ARGV[3])
+local state = redis.call('HMGET', KEYS[1], 't', 'a')
+local tokens = burst
+if state[1] then
+  tokens = math.min(burst, tonumber(state[1]) + (now - tonumber(state[2])) / 1000 * rate)
+end
+local allowed = 0
+if tokens >= 1 then
+  tokens = tokens - 1
+  allowed = 1
+end
+redis.call('HSET', KEYS[1], 't', tostring(tokens), 'a', tostring(now))
+redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
+return {allowed, tostring(tokens)}
+`;
+
+export class RedisRateLimiter implements RateLimiter {
+  private readonly redis: Redis;
+
+  constructor(url: string) {
+    this.redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: false });
+    this.redis.on('error', () => {});
+    this.redis.defineCommand('wfapiTake', { numberOfKeys: 1, lua: TAKE_SCRIPT });
+  }
+
+  async take(key: string, limit: RateLimitConfig): Promise<RateDecision> {
+    const take = (this.redis as unknown as Record<string, (...args: unknown[]) => Promise<[number, string]>>)
+      .wfapiTake!;
+    const [allowed, tokens] = await take.call(
+      this.redis,
+      `wfapi:rl:${key}`,
+      limit.burst,
+      limit.perSecond,
+      Date.now(),
+    );
+    return decide(Number(tokens), allowed === 1, limit);
+  }
+
+  async close(): Promise<void> {
+    this.redis.disconnect();
+  }
+}
+
+export function rateLimitHeaders(
+  decision: RateDecision,
+  limit: RateLimitConfig,
+  policy: string,
+): Record<string, string> {
+  const window = Math.max(1, Math.ceil(limit.burst / limit.perSecond));
+  const headers: Record<string, string> = {
+    'ratelimit-policy': `"${policy}";q=${limit.burst};w=${window}`,
+    ratelimit: `"${policy}";r=${decision.remaining};t=${decision.resetSeconds}`,
+  };
+  if (!decision.allowed) headers['retry-after'] = String(decision.retryAfterSeconds);
+  return headers;
+}

@@ -1,0 +1,28 @@
+import type { ApiScalars } from '../../schema/scalars.js';
+import type { WorkflowDeployment, WorkflowDeploymentStatus } from '../../schema/schema-types.generated.js';
+import type { DeploymentRow } from './deployments.store.js';
+
+/** The stored fields of a deployment; its execution aggregates are resolved only when asked for. */
+export type DeploymentParent = Omit<
+  WorkflowDeployment<ApiScalars>,
+  'executionCountByStatus' | 'hasTeeExecutions' | 'hasNonTeeExecutions'
+> & {
+  readonly workflowUuid: string;
+  readonly supersededAt: Date | null;
+};
+
+export function toDeployment(row: DeploymentRow): DeploymentParent {
+  return {
+    uuid: row.uuid,
+    workflowID: row.workflow_id,
+    status: row.status as WorkflowDeploymentStatus,
+    deployedAt: row.deployed_at,
+    txHash: row.tx_hash,
+    errorMessage: row.error_message,
+    binaryURL: row.binary_url,
+    configURL: row.config_url,
+    workflowSource: row.workflow_source,
+    workflowUuid: row.workflow_uuid,
+    supersededAt: row.superseded_at,
+  };
+}

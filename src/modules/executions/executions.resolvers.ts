@@ -1,0 +1,104 @@
+import type { RequestContext } from '../../context.js';
+import type { ModuleResolvers } from '../../graphql/resolver-types.js';
+import type { ApiScalars } from '../../schema/scalars.js';
+import type { WorkflowExecutionsInput } from '../../schema/schema-types.generated.js';
+import { checkListBound, checkRange, likePattern, searchText, toPaging } from '../shared/paging.js';
+import { normalizeUuid } from '../shared/uuid.js';
+import { countWindows } from '../shared/window-counts.store.js';
+import { toEvent, toExecution, toLog } from './execution.mapper.js';
+import {
+  countExecutionsByScan,
+  type ExecutionFilter,
+  executionIsVisible,
+  findExecution,
+  listEvents,
+  listExecutions,
+  listLogs,
+} from './executions.store.js';
+
+/** Lines returned for one execution at most (logs, events). */
+export const MAX_LINES = 10_000;
+
+interface ExecutionsOutputParent {
+  /** Undefined when the workflow uuid filter is malformed: nothing can match. */
+  readonly filter: ExecutionFilter | undefined;
+  readonly input: WorkflowExecutionsInput<ApiScalars>;
+}
+
+function toFilter(input: WorkflowExecutionsInput<ApiScalars>): ExecutionFilter | undefined {
+  checkListBound('status', input.status, 10);
+  checkRange(input.from, input.to);
+  toPaging(input.page);
+  let workflowUuid: string | undefined;
+  if (input.workflowUuid !== undefined && input.workflowUuid !== null) {
+    workflowUuid = normalizeUuid(input.workflowUuid);
+    if (workflowUuid === undefined) return undefined;
+  }
+  const search = searchText(input.search);
+  return {
+    workflowUuid,
+    statuses: input.status ?? undefined,
+    search: search === undefined ? undefined : likePattern(search),
+    from: input.from ?? undefined,
+    to: input.to ?? undefined,
+  };
+}
+
+/** Without `search`, the count is assembled from rollups: its cost does not grow with the matches. */
+async function countExecutions(ctx: RequestContext, filter: ExecutionFilter): Promise<number> {
+  if (filter.search !== undefined) return countExecutionsByScan(ctx.db, ctx.organizationId, filter);
+  const counts = await countWindows(
+    ctx.db,
+    ctx.organizationId,
+    [
+      {
+        key: 0,
+        workflowUuid: filter.workflowUuid ?? null,
+        from: filter.from?.getTime() ?? 0,
+        to: filter.to === undefined ? null : filter.to.getTime() + 1,
+      },
+    ],
+    filter.statuses,
+  );
+  return counts.get(0)?.total ?? 0;
+}
+
+export const executionsResolvers: ModuleResolvers = {
+  Query: {
+    workflowExecutions: (_parent, { input }): ExecutionsOutputParent => ({ filter: toFilter(input), input }),
+    workflowExecution: async (_parent, { input }, ctx) => {
+      const uuid = normalizeUuid(input.uuid);
+      const row = uuid === undefined ? undefined : await findExecution(ctx.db, ctx.organizationId, uuid);
+      return { data: row ? toExecution(row) : null };
+    },
+    workflowExecutionLogs: async (_parent, { input }, ctx) => {
+      const uuid = normalizeUuid(input.workflowExecutionUUID);
+      if (uuid === undefined || !(await executionIsVisible(ctx.db, ctx.organizationId, uuid)))
+        return { data: null };
+      return { data: (await listLogs(ctx.db, ctx.organizationId, uuid, MAX_LINES)).map(toLog) };
+    },
+    workflowExecutionEvents: async (_parent, { input }, ctx) => {
+      const uuid = normalizeUuid(input.workflowExecutionUUID);
+      if (uuid === undefined || !(await executionIsVisible(ctx.db, ctx.organizationId, uuid)))
+        return { data: null };
+      const filter = { capabilityId: input.capabilityID ?? undefined, status: input.status ?? undefined };
+      return { data: (await listEvents(ctx.db, ctx.organizationId, uuid, filter, MAX_LINES)).map(toEvent) };
+    },
+  },
+  WorkflowExecutionsOutput: {
+    data: async (parent: ExecutionsOutputParent, _args: never, ctx: RequestContext) => {
+      if (!parent.filter) return [];
+      const order = parent.input.orderBy ?? { field: 'STARTED_AT' as const, order: 'DESC' as const };
+      const rows = await listExecutions(
+        ctx.db,
+        ctx.organizationId,
+        parent.filter,
+        order,
+        toPaging(parent.input.page),
+      );
+      return rows.map(toExecution);
+    },
+    count: (parent: ExecutionsOutputParent, _args: never, ctx: RequestContext) =>
+      parent.filter ? countExecutions(ctx, parent.filter) : 0,
+  },
+};

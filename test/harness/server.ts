@@ -1,0 +1,43 @@
+import { type App, buildApp } from '../../src/app.js';
+import { type ConfigOverrides, loadConfig } from '../../src/config.js';
+import type { Database } from '../../src/db/database.js';
+
+export interface TestServer {
+  readonly app: App;
+  readonly url: string;
+  /** POST /graphql with an API key; returns status, headers and parsed body. */
+  gql(key: string | undefined, query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<GqlResponse>;
+  close(): Promise<void>;
+}
+
+export interface GqlResponse {
+  status: number;
+  headers: Headers;
+  // biome-ignore lint/suspicious/noExplicitAny: test assertions walk arbitrary JSON
+  body: any;
+}
+
+/** A real server on a random port over the given database. */
+export async function startServer(db: Database, overrides: ConfigOverrides = {}): Promise<TestServer> {
+  const config = loadConfig({}, { port: 0, logLevel: 'silent', ...overrides });
+  const app = await buildApp(config, { db });
+  const url = await app.listen();
+  return {
+    app,
+    url,
+    async gql(key, query, variables, headers = {}) {
+      const response = await fetch(`${url}/graphql`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(key === undefined ? {} : { authorization: `Apikey ${key}` }),
+          ...headers,
+        },
+        body: JSON.stringify({ query, variables }),
+      });
+      const text = await response.text();
+      return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+    },
+    close: () => app.close(),
+  };
+}

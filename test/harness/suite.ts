@@ -1,0 +1,35 @@
+import { after, afterEach, before } from 'node:test';
+import { openTestDatabase, type TestDatabase } from './database.js';
+import { startServer, type TestServer } from './server.js';
+import type { ConfigOverrides } from '../../src/config.js';
+
+/**
+ * Opens a fresh database and a real server for a test file, empties the tables after each test
+ * and shuts both down at the end. Use the returned getters inside tests.
+ */
+export function useServer(overrides: ConfigOverrides = {}) {
+  let database: TestDatabase;
+  let server: TestServer;
+  before(async () => {
+    database = await openTestDatabase();
+    server = await startServer(database.db, overrides);
+  });
+  afterEach(async () => {
+    await database.reset();
+  });
+  after(async () => {
+    await server?.close();
+    await database?.close();
+  });
+  return {
+    get db() {
+      return database.db;
+    },
+    get database() {
+      return database;
+    },
+    get server() {
+      return server;
+    },
+  };
+}
