@@ -92,12 +92,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       await db.ping();
       return { status: 'ready' };
     } catch {
-      return reply
-        .code(503)
-        .send({
-          status: 'unavailable',
-          ...errorBody(new AppError('SERVICE_UNAVAILABLE', 'The database is unavailable')),
-        });
+      return reply.code(503).send({
+        status: 'unavailable',
+        ...errorBody(new AppError('SERVICE_UNAVAILABLE', 'The database is unavailable')),
+      });
     }
   });
 

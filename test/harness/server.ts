@@ -6,7 +6,12 @@ export interface TestServer {
   readonly app: App;
   readonly url: string;
   /** POST /graphql with an API key; returns status, headers and parsed body. */
-  gql(key: string | undefined, query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<GqlResponse>;
+  gql(
+    key: string | undefined,
+    query: string,
+    variables?: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ): Promise<GqlResponse>;
   close(): Promise<void>;
 }
 
@@ -36,7 +41,11 @@ export async function startServer(db: Database, overrides: ConfigOverrides = {})
         body: JSON.stringify({ query, variables }),
       });
       const text = await response.text();
-      return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+      return {
+        status: response.status,
+        headers: response.headers,
+        body: text ? JSON.parse(text) : undefined,
+      };
     },
     close: () => app.close(),
   };

@@ -1,0 +1,5 @@
+#!/usr/bin/env node
+// The `wfapi` command: a shim over the compiled CLI (`npm install` builds dist/ via `prepare`).
+import { run } from '../dist/cli/run.js';
+
+process.exitCode = await run(process.argv.slice(2));

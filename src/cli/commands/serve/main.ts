@@ -1,0 +1,67 @@
+import { type App, buildApp } from '../../../app.js';
+import { type Config, loadConfig } from '../../../config.js';
+import { CliError } from '../../run.js';
+
+export interface ServeFlags {
+  port?: string | undefined;
+  host?: string | undefined;
+}
+
+/** Reads the configuration from the environment, with flags taking precedence. */
+export function serveConfig(env: Readonly<Record<string, string | undefined>>, flags: ServeFlags): Config {
+  return loadConfig({
+    ...env,
+    ...(flags.port !== undefined ? { PORT: flags.port } : {}),
+    ...(flags.host !== undefined ? { HOST: flags.host } : {}),
+  });
+}
+
+/** Opens the database, listens, and on SIGTERM/SIGINT drains in-flight requests before exiting. */
+export async function startServer(config: Config): Promise<{ app: App; url: string }> {
+  let app: App;
+  try {
+    app = await buildApp(config);
+  } catch (error) {
+    throw new CliError(`cannot open the database: ${oneLine(error)}`);
+  }
+  let url: string;
+  try {
+    url = await app.listen();
+  } catch (error) {
+    await app.close().catch(() => {});
+    const code = (error as { code?: string }).code;
+    if (code === 'EADDRINUSE') throw new CliError(`port ${config.port} on ${config.host} is already in use`);
+    throw new CliError(`cannot listen on ${config.host}:${config.port}: ${oneLine(error)}`);
+  }
+  const stop = (signal: string) => {
+    app.server.log.info({ signal }, 'draining in-flight requests');
+    app.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+  return { app, url };
+}
+
+export async function serve(
+  env: Readonly<Record<string, string | undefined>>,
+  flags: ServeFlags,
+): Promise<void> {
+  let config: Config;
+  try {
+    config = serveConfig(env, flags);
+  } catch (error) {
+    throw new CliError(oneLine(error), 2);
+  }
+  const { url } = await startServer(config);
+  process.stderr.write(
+    `wfapi listening on ${url}/graphql (${config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}`})\n`,
+  );
+}
+
+export function oneLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split('\n')[0]!.trim();
+}

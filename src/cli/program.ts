@@ -1,0 +1,26 @@
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Command } from 'commander';
+
+/** Each folder of commands/ holds one command: `cli.ts` exports `register(program)`. */
+export interface CommandModule {
+  register(program: Command): void;
+}
+
+const COMMANDS_DIR = new URL('./commands/', import.meta.url);
+
+export async function buildProgram(): Promise<Command> {
+  const program = new Command('wfapi')
+    .description('wfapi: a self-hostable GraphQL read API for a workflow platform')
+    .showHelpAfterError()
+    .exitOverride();
+  const names = readdirSync(fileURLToPath(COMMANDS_DIR), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
+  for (const name of names) {
+    const module = (await import(new URL(`./${name}/cli.js`, COMMANDS_DIR).href)) as CommandModule;
+    module.register(program);
+  }
+  return program;
+}
