@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs the whole suite on the embedded database, then on PostgreSQL when TEST_DATABASE_URL is set.
 // Usage: npm test [-- test/some.test.ts ...]
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -14,18 +14,60 @@ function testFiles(dir) {
 }
 
 const files = process.argv.slice(2).length ? process.argv.slice(2) : testFiles('test').sort();
-const targets = ['pglite'];
-if (process.env.TEST_DATABASE_URL) targets.push('postgres');
-else console.log('# TEST_DATABASE_URL is not set: running on the embedded database only');
+const DEFAULT_PG = 'postgres://postgres@127.0.0.1:5432/postgres';
 
+/** PostgreSQL runs when TEST_DATABASE_URL is set (then it must work) or a local server answers. */
+async function postgresUrl() {
+  if (process.env.TEST_DATABASE_URL) return process.env.TEST_DATABASE_URL;
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: DEFAULT_PG, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.end();
+    return DEFAULT_PG;
+  } catch {
+    console.log(`# no PostgreSQL at ${DEFAULT_PG} and TEST_DATABASE_URL unset: running on the embedded database only`);
+    return undefined;
+  }
+}
+
+const targets = ['pglite'];
+const pgUrl = await postgresUrl();
+if (pgUrl) targets.push('postgres');
+
+/** Runs the suite on one database, echoing its output; resolves with its pass/fail/skip counts. */
+function runOn(target) {
+  return new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+        env: { ...process.env, WFAPI_TEST_DB: target, ...(pgUrl ? { TEST_DATABASE_URL: pgUrl } : {}) },
+      },
+    );
+    let tail = '';
+    child.stdout.on('data', (chunk) => {
+      process.stdout.write(chunk);
+      tail = (tail + chunk.toString()).slice(-4000);
+    });
+    child.on('close', (code) => {
+      const count = (name) => Number(new RegExp(`ℹ ${name} (\\d+)`).exec(tail)?.[1] ?? 0);
+      resolve({ code, pass: count('pass'), fail: count('fail'), skipped: count('skipped') });
+    });
+  });
+}
+
+const totals = { pass: 0, fail: 0, skipped: 0 };
 let failed = false;
 for (const target of targets) {
   console.log(`\n# ===== database: ${target} =====`);
-  const result = spawnSync(
-    process.execPath,
-    ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
-    { stdio: 'inherit', env: { ...process.env, WFAPI_TEST_DB: target } },
-  );
-  if (result.status !== 0) failed = true;
+  const result = await runOn(target);
+  totals.pass += result.pass;
+  totals.fail += result.fail;
+  totals.skipped += result.skipped;
+  if (result.code !== 0 || result.pass === 0) failed = true;
 }
+console.log(`\n# databases: ${targets.join(', ')}`);
+console.log(`tests: ${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped`);
 process.exit(failed ? 1 : 0);
