@@ -2,13 +2,22 @@ import type { RequestContext } from '../../context.js';
 import type { ModuleResolvers } from '../../graphql/resolver-types.js';
 import type { ApiScalars } from '../../schema/scalars.js';
 import type { WorkflowExecutionsInput } from '../../schema/schema-types.generated.js';
-import { checkListBound, checkRange, likePattern, searchText, toPaging } from '../shared/paging.js';
+import {
+  checkListBound,
+  checkRange,
+  likePattern,
+  type Paging,
+  searchText,
+  toPaging,
+} from '../shared/paging.js';
 import { normalizeUuid } from '../shared/uuid.js';
 import { countWindows } from '../shared/window-counts.store.js';
+import { SEEK_MIN_OFFSET, seekStartedAt } from './deep-page.js';
 import { toEvent, toExecution, toLog } from './execution.mapper.js';
 import {
   countExecutionsByScan,
   type ExecutionFilter,
+  type ExecutionOrder,
   executionIsVisible,
   findExecution,
   listEvents,
@@ -63,6 +72,29 @@ async function countExecutions(ctx: RequestContext, filter: ExecutionFilter): Pr
   return counts.get(0)?.total ?? 0;
 }
 
+/**
+ * A deep page in startedAt order starts reading at the rollup bucket where its offset lands
+ * instead of skipping every row before it: the filter is narrowed to the far side of that
+ * bucket's edge and only the remainder is skipped. Same rows, same order, bounded cost.
+ */
+async function seekDeepPage(
+  ctx: RequestContext,
+  filter: ExecutionFilter,
+  order: ExecutionOrder,
+  paging: Paging,
+): Promise<{ filter: ExecutionFilter; paging: Paging }> {
+  if (order.field !== 'STARTED_AT' || filter.search !== undefined || paging.offset < SEEK_MIN_OFFSET) {
+    return { filter, paging };
+  }
+  const newestFirst = order.order === 'DESC';
+  const seek = await seekStartedAt(ctx.db, ctx.organizationId, filter, paging.offset, newestFirst);
+  if (!seek) return { filter, paging };
+  const narrowed = newestFirst
+    ? { ...filter, to: new Date(seek.boundary - 1) }
+    : { ...filter, from: new Date(seek.boundary) };
+  return { filter: narrowed, paging: { limit: paging.limit, offset: seek.offset } };
+}
+
 export const executionsResolvers: ModuleResolvers = {
   Query: {
     workflowExecutions: (_parent, { input }): ExecutionsOutputParent => ({ filter: toFilter(input), input }),
@@ -89,13 +121,8 @@ export const executionsResolvers: ModuleResolvers = {
     data: async (parent: ExecutionsOutputParent, _args: never, ctx: RequestContext) => {
       if (!parent.filter) return [];
       const order = parent.input.orderBy ?? { field: 'STARTED_AT' as const, order: 'DESC' as const };
-      const rows = await listExecutions(
-        ctx.db,
-        ctx.organizationId,
-        parent.filter,
-        order,
-        toPaging(parent.input.page),
-      );
+      const { filter, paging } = await seekDeepPage(ctx, parent.filter, order, toPaging(parent.input.page));
+      const rows = await listExecutions(ctx.db, ctx.organizationId, filter, order, paging);
       return rows.map(toExecution);
     },
     count: (parent: ExecutionsOutputParent, _args: never, ctx: RequestContext) =>

@@ -95,8 +95,8 @@ export async function countWindows(
     { total: number; byStatus: Map<string, number>; tee: number; credit: string }
   >();
   const entry = (key: number) => {
-    let value = partial.get(key);
-    if (!value) partial.set(key, (value = { total: 0, byStatus: new Map(), tee: 0, credit: '0' }));
+    const value = partial.get(key) ?? { total: 0, byStatus: new Map<string, number>(), tee: 0, credit: '0' };
+    partial.set(key, value);
     return value;
   };
   for (const row of rows) {

@@ -1,0 +1,76 @@
+import type { Queryable } from '../../db/database.js';
+import { bucketTotals } from '../shared/bucket-totals.store.js';
+import { countWindows } from '../shared/window-counts.store.js';
+import type { ExecutionFilter } from './executions.store.js';
+
+/** Below this offset a plain OFFSET scan is cheaper than seeking. */
+export const SEEK_MIN_OFFSET = 5_000;
+
+const LEVELS = [
+  [86400, 86_400_000],
+  [3600, 3_600_000],
+  [300, 300_000],
+] as const;
+
+export interface Seek {
+  /** Only rows on the far side of this instant remain (before it when newest first, at or after it otherwise). */
+  readonly boundary: number;
+  /** Rows still to skip past the boundary. */
+  readonly offset: number;
+}
+
+/**
+ * Turns a deep OFFSET over executions ordered by startedAt into a seek: walks the day, hour and
+ * five-minute rollups to the bucket where the offset lands, then checks the exact number of rows
+ * on the near side of that bucket's edge (rollups plus edge scans, so the check is exact). The
+ * page is then read from that edge with a small remaining offset. Returns undefined when no
+ * better start than OFFSET is found.
+ */
+export async function seekStartedAt(
+  db: Queryable,
+  organizationId: string,
+  filter: ExecutionFilter,
+  offset: number,
+  newestFirst: boolean,
+): Promise<Seek | undefined> {
+  const windowFrom = filter.from?.getTime() ?? 0;
+  const windowTo = filter.to === undefined ? null : filter.to.getTime() + 1;
+  let from = windowFrom;
+  let to = windowTo;
+  let skipped = 0;
+  let boundary: number | undefined;
+  for (const [grain, width] of LEVELS) {
+    const buckets = await bucketTotals(db, organizationId, {
+      grain,
+      workflowUuid: filter.workflowUuid ?? null,
+      statuses: filter.statuses ?? null,
+      from: new Date(Math.floor(from / width) * width),
+      to: to === null ? null : new Date(to),
+      newestFirst,
+    });
+    const landing = buckets.find((bucket) => {
+      if (skipped + bucket.count > offset) return true;
+      skipped += bucket.count;
+      return false;
+    });
+    if (!landing) break;
+    // Everything before the landing bucket (in reading order) can be skipped.
+    boundary = newestFirst ? landing.start + width : landing.start;
+    from = landing.start;
+    to = landing.start + width;
+  }
+  if (boundary === undefined) return undefined;
+  // Exact count of the rows the seek skips: those on the near side of the boundary.
+  const near = newestFirst
+    ? { from: Math.max(boundary, windowFrom), to: windowTo }
+    : { from: windowFrom, to: windowTo === null ? boundary : Math.min(boundary, windowTo) };
+  const counts = await countWindows(
+    db,
+    organizationId,
+    [{ key: 0, workflowUuid: filter.workflowUuid ?? null, ...near }],
+    filter.statuses,
+  );
+  const before = counts.get(0)?.total ?? 0;
+  if (before > offset) return undefined;
+  return { boundary, offset: offset - before };
+}
