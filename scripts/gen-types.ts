@@ -6,8 +6,14 @@
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { renderSchemaTypes } from '../src/schema/render-types.js';
+import { renderAdminTypes, renderSchemaTypes } from '../src/schema/render-types.js';
 
-const target = fileURLToPath(new URL('../src/schema/schema-types.generated.ts', import.meta.url));
-writeFileSync(target, renderSchemaTypes());
-console.log(`wrote ${target}`);
+const outputs = [
+  ['../src/schema/schema-types.generated.ts', renderSchemaTypes],
+  ['../src/admin/admin-types.generated.ts', renderAdminTypes],
+] as const;
+for (const [path, render] of outputs) {
+  const target = fileURLToPath(new URL(path, import.meta.url));
+  writeFileSync(target, render());
+  console.log(`wrote ${target}`);
+}
