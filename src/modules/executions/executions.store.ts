@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/database.js';
-import type { Paging } from '../shared/paging.js';
 import { orderClause, type SortingOrder } from '../shared/ordering.js';
+import type { Paging } from '../shared/paging.js';
 
 export interface ExecutionRow {
   uuid: string;
@@ -71,7 +71,7 @@ export async function listExecutions(
   paging: Paging,
 ): Promise<ExecutionRow[]> {
   return db.query<ExecutionRow>(
-    `select ${COLUMNS} ${FROM} ${FILTER} ${orderClause(ORDER_COLUMNS, order.field, order.order, 'e.uuid')}
+    `select ${COLUMNS} ${FROM} ${FILTER} ${orderClause(ORDER_COLUMNS, order.field, order.order, 'e.uuid', ['CREDIT_USED'])}
      limit $7 offset $8`,
     [...filterParams(organizationId, filter), paging.limit, paging.offset],
   );

@@ -1,6 +1,8 @@
 /**
  * Ordering is chosen from fixed SQL fragments (never from caller text). Every order ends with
- * the row's uuid in the same direction, so that pages are stable when sort keys tie.
+ * the row's uuid in the same direction, so that pages are stable when sort keys tie. Nulls of
+ * the fields named in `nullable` come last in both directions; other columns get no nulls
+ * clause, so that a `(..., column desc, uuid desc)` index still yields the order directly.
  */
 export type SortingOrder = 'ASC' | 'DESC';
 
@@ -9,9 +11,11 @@ export function orderClause(
   field: string,
   order: SortingOrder,
   uuidColumn: string,
+  nullable: readonly string[] = [],
 ): string {
   const column = columns[field];
   if (column === undefined) throw new Error(`no column for order field ${field}`);
   const direction = order === 'ASC' ? 'asc' : 'desc';
-  return `order by ${column} ${direction} nulls last, ${uuidColumn} ${direction}`;
+  const nulls = nullable.includes(field) ? ' nulls last' : '';
+  return `order by ${column} ${direction}${nulls}, ${uuidColumn} ${direction}`;
 }

@@ -81,7 +81,7 @@ export async function listWorkflows(
   return db.query<WorkflowRow>(
     `${workflowsWith(order.field === 'EXECUTED_AT')}
      select w.* from w ${FILTER}
-     ${orderClause(ORDER_COLUMNS, order.field, order.order, 'w.uuid')}
+     ${orderClause(ORDER_COLUMNS, order.field, order.order, 'w.uuid', ['EXECUTED_AT'])}
      limit $5 offset $6`,
     [...filterParams(organizationId, filter), paging.limit, paging.offset],
   );
