@@ -1,0 +1,145 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, badInput, errorBody, isDatabaseUnavailable, unavailable } from '../errors.js';
+import type { DocumentCache } from './document-cache.js';
+import { formatError } from './format-error.js';
+import { GRAPHQL_RESPONSE, negotiate, type ResponseMediaType } from './media-type.js';
+
+/** What one GraphQL endpoint (public or admin) decides for itself; the rest is shared. */
+export interface GraphqlEndpoint<Context> {
+  readonly documents: DocumentCache;
+  /** Operation types the endpoint runs; any other is refused with 405. */
+  readonly operations: ReadonlyArray<'query' | 'mutation'>;
+  readonly timeoutMs: number;
+  /**
+   * Authenticates the request and builds the resolvers' context. It runs before the body is
+   * looked at, so an unauthenticated caller learns nothing from it; an AppError it throws is
+   * the answer.
+   */
+  readonly context: () => Promise<Context>;
+}
+
+interface GraphqlParams {
+  query: string;
+  variables: Record<string, unknown> | undefined;
+  operationName: string | undefined;
+}
+
+/** Validates the request parameters (body or query string) of a GraphQL-over-HTTP request. */
+function readParams(raw: unknown): GraphqlParams {
+  if (Array.isArray(raw))
+    throw badInput('Batched operations are not supported; send one operation per request');
+  if (!raw || typeof raw !== 'object')
+    throw badInput('The request body must be a JSON object with a "query"');
+  const { query, variables, operationName } = raw as Record<string, unknown>;
+  if (typeof query !== 'string' || query.trim() === '') throw badInput('"query" must be a non-empty string');
+  let parsedVariables = variables;
+  if (typeof variables === 'string') {
+    // GET requests carry variables as JSON text.
+    try {
+      parsedVariables = JSON.parse(variables);
+    } catch {
+      throw badInput('"variables" must be a JSON object');
+    }
+  }
+  if (parsedVariables !== undefined && parsedVariables !== null) {
+    if (typeof parsedVariables !== 'object' || Array.isArray(parsedVariables))
+      throw badInput('"variables" must be an object');
+  }
+  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') {
+    throw badInput('"operationName" must be a string');
+  }
+  return {
+    query,
+    variables: (parsedVariables ?? undefined) as Record<string, unknown> | undefined,
+    operationName: (operationName ?? undefined) as string | undefined,
+  };
+}
+
+function send(
+  reply: FastifyReply,
+  status: number,
+  mediaType: ResponseMediaType,
+  body: unknown,
+): FastifyReply {
+  return reply.code(status).header('content-type', `${mediaType}; charset=utf-8`).send(JSON.stringify(body));
+}
+
+function sendError(reply: FastifyReply, mediaType: ResponseMediaType, error: AppError): FastifyReply {
+  reply.headers(error.headers);
+  return send(reply, error.status, mediaType, errorBody(error));
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(unavailable(`The request exceeded its time limit of ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Answers one GraphQL-over-HTTP request: media type negotiation, authentication (through
+ * `endpoint.context`), parameter checks, the cached document, execution with a time limit, and
+ * the status rules of the GraphQL over HTTP specification for both response media types.
+ */
+export async function executeGraphqlRequest<Context>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  raw: unknown,
+  endpoint: GraphqlEndpoint<Context>,
+): Promise<FastifyReply> {
+  const mediaType = negotiate(request.headers.accept);
+  if (!mediaType) {
+    return sendError(
+      reply,
+      'application/json',
+      new AppError(
+        'BAD_USER_INPUT',
+        `Acceptable response types are application/json and ${GRAPHQL_RESPONSE}`,
+        {
+          status: 406,
+        },
+      ),
+    );
+  }
+  try {
+    const context = await endpoint.context();
+    const params = readParams(raw);
+    const prepared = endpoint.documents.prepare(params.query, params.operationName);
+    if (prepared.kind !== 'ok') {
+      const errors = prepared.errors.map((e) => formatError(e, () => {}));
+      return send(reply, mediaType === GRAPHQL_RESPONSE ? 400 : 200, mediaType, { errors });
+    }
+    if (!(endpoint.operations as readonly string[]).includes(prepared.operation)) {
+      throw new AppError(
+        'BAD_USER_INPUT',
+        `Only ${endpoint.operations.join(' and ')} operations are supported`,
+        {
+          status: 405,
+        },
+      );
+    }
+    const result = await withTimeout(
+      Promise.resolve(prepared.compiled.query(undefined, context, params.variables ?? {})),
+      endpoint.timeoutMs,
+    );
+    const errors = result.errors?.map((e) =>
+      formatError(e, (error) => request.log.error({ err: error }, 'unexpected error in resolver')),
+    );
+    if (!('data' in result) || result.data === undefined) {
+      // Variables that do not coerce: a request error, with no data entry.
+      const requestErrors = (errors ?? []).map((e) => ({
+        ...e,
+        extensions: { code: 'BAD_USER_INPUT' as const },
+      }));
+      return send(reply, mediaType === GRAPHQL_RESPONSE ? 400 : 200, mediaType, { errors: requestErrors });
+    }
+    const body = errors?.length ? { data: result.data, errors } : { data: result.data };
+    const outage = errors?.some((e) => e.extensions.code === 'SERVICE_UNAVAILABLE');
+    return send(reply, outage ? 503 : 200, mediaType, body);
+  } catch (error) {
+    if (error instanceof AppError) return sendError(reply, mediaType, error);
+    if (isDatabaseUnavailable(error)) return sendError(reply, mediaType, unavailable());
+    throw error;
+  }
+}
