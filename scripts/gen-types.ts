@@ -6,11 +6,14 @@
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { renderOperations } from '../src/schema/render-operations.js';
 import { renderAdminTypes, renderSchemaTypes } from '../src/schema/render-types.js';
 
 const outputs = [
   ['../src/schema/schema-types.generated.ts', renderSchemaTypes],
   ['../src/admin/admin-types.generated.ts', renderAdminTypes],
+  // The SDK's documents: each root field with its full selection.
+  ['../src/client/operations.generated.ts', renderOperations],
 ] as const;
 for (const [path, render] of outputs) {
   const target = fileURLToPath(new URL(path, import.meta.url));
