@@ -6,6 +6,7 @@ import { openDatabase } from './db/open.js';
 import { AppError, errorBody } from './errors.js';
 import { DocumentCache } from './graphql/document-cache.js';
 import { registerGraphqlRoutes } from './graphql/graphql.route.js';
+import { JSON_TYPE, negotiate } from './graphql/media-type.js';
 import { KeyUsageRecorder } from './modules/auth/key-usage.js';
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './modules/auth/rate-limit.js';
 import { buildPublicSchema } from './schema/schema.js';
@@ -60,6 +61,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
 
   server.setErrorHandler((error: FastifyError, request, reply) => {
+    // The media type the client asked for (GraphQL over HTTP), also when Fastify refuses the body.
+    reply.type(`${negotiate(request.headers.accept) ?? JSON_TYPE}; charset=utf-8`);
     if (error instanceof AppError) {
       return reply.code(error.status).headers(error.headers).send(errorBody(error));
     }

@@ -78,6 +78,10 @@ export const badInput = (message: string) => new AppError('BAD_USER_INPUT', mess
 
 export const notFound = (message: string) => new AppError('NOT_FOUND', message);
 
+/** 415: the one answer to a request body in a media type the endpoint does not read. */
+export const unsupportedContentType = (expected = 'application/json') =>
+  new AppError('BAD_USER_INPUT', `Unsupported Content-Type; send ${expected}`, { status: 415 });
+
 export const unavailable = (message = 'The service is temporarily unavailable; retry later') =>
   new AppError('SERVICE_UNAVAILABLE', message);
 

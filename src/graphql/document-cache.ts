@@ -6,11 +6,13 @@ import {
   getOperationAST,
   parse,
   specifiedRules,
+  type VariableDefinitionNode,
   validate,
 } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
 import { aliasLimitRule, depthLimitRule } from './limits.js';
+import { noNulStringLiteralRule } from './string-values.js';
 
 export interface DocumentLimits {
   readonly maxDepth: number;
@@ -23,6 +25,7 @@ export type Prepared =
       readonly kind: 'ok';
       readonly compiled: CompiledQuery;
       readonly operation: 'query' | 'mutation' | 'subscription';
+      readonly variableDefinitions: readonly VariableDefinitionNode[];
     }
   | { readonly kind: 'parse-error' | 'validation-error'; readonly errors: readonly GraphQLError[] };
 
@@ -50,13 +53,18 @@ export class DocumentCache {
   private readonly rules;
 
   constructor(
-    private readonly schema: GraphQLSchema,
+    readonly schema: GraphQLSchema,
     private readonly limits: DocumentLimits,
     size = 1000,
   ) {
     this.documents = new LRUCache({ max: size });
     this.compiled = new LRUCache({ max: size });
-    this.rules = [...specifiedRules, depthLimitRule(limits.maxDepth), aliasLimitRule(limits.maxAliases)];
+    this.rules = [
+      ...specifiedRules,
+      depthLimitRule(limits.maxDepth),
+      aliasLimitRule(limits.maxAliases),
+      noNulStringLiteralRule,
+    ];
   }
 
   prepare(query: string, operationName: string | undefined): Prepared {
@@ -96,7 +104,12 @@ export class DocumentCache {
         errors: withCode(compiled.errors ?? [], 'GRAPHQL_VALIDATION_FAILED'),
       };
     }
-    return { kind: 'ok', compiled, operation: operation.operation };
+    return {
+      kind: 'ok',
+      compiled,
+      operation: operation.operation,
+      variableDefinitions: operation.variableDefinitions ?? [],
+    };
   }
 
   private parseAndValidate(query: string): { document?: DocumentNode; errors?: GraphQLError[] } {

@@ -1,8 +1,16 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, badInput, errorBody, isDatabaseUnavailable, unavailable } from '../errors.js';
+import {
+  AppError,
+  badInput,
+  errorBody,
+  isDatabaseUnavailable,
+  unavailable,
+  unsupportedContentType,
+} from '../errors.js';
 import type { DocumentCache } from './document-cache.js';
-import { formatError } from './format-error.js';
-import { GRAPHQL_RESPONSE, negotiate, type ResponseMediaType } from './media-type.js';
+import { type FormattedError, formatError } from './format-error.js';
+import { GRAPHQL_RESPONSE, isJsonContentType, negotiate, type ResponseMediaType } from './media-type.js';
+import { variableErrors } from './variables.js';
 
 /** What one GraphQL endpoint (public or admin) decides for itself; the rest is shared. */
 export interface GraphqlEndpoint<Context> {
@@ -69,6 +77,18 @@ function sendError(reply: FastifyReply, mediaType: ResponseMediaType, error: App
   return send(reply, error.status, mediaType, errorBody(error));
 }
 
+/**
+ * A request error (the document does not parse or validate, the variables do not coerce): no
+ * `data` entry; 400 for application/graphql-response+json, 200 for application/json.
+ */
+function sendRequestErrors(
+  reply: FastifyReply,
+  mediaType: ResponseMediaType,
+  errors: readonly FormattedError[],
+): FastifyReply {
+  return send(reply, mediaType === GRAPHQL_RESPONSE ? 400 : 200, mediaType, { errors });
+}
+
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -102,13 +122,20 @@ export async function executeGraphqlRequest<Context>(
       ),
     );
   }
+  // Fastify also parses text/plain bodies; GraphQL over HTTP defines only application/json.
+  if (request.method === 'POST' && !isJsonContentType(request.headers['content-type'])) {
+    return sendError(reply, mediaType, unsupportedContentType());
+  }
   try {
     const context = await endpoint.context();
     const params = readParams(raw);
     const prepared = endpoint.documents.prepare(params.query, params.operationName);
     if (prepared.kind !== 'ok') {
-      const errors = prepared.errors.map((e) => formatError(e, () => {}));
-      return send(reply, mediaType === GRAPHQL_RESPONSE ? 400 : 200, mediaType, { errors });
+      return sendRequestErrors(
+        reply,
+        mediaType,
+        prepared.errors.map((e) => formatError(e, () => {})),
+      );
     }
     if (!(endpoint.operations as readonly string[]).includes(prepared.operation)) {
       throw new AppError(
@@ -119,6 +146,21 @@ export async function executeGraphqlRequest<Context>(
         },
       );
     }
+    const invalidVariables = variableErrors(
+      endpoint.documents.schema,
+      prepared.variableDefinitions,
+      params.variables ?? {},
+    );
+    if (invalidVariables.length) {
+      return sendRequestErrors(
+        reply,
+        mediaType,
+        invalidVariables.map((e) => ({
+          ...formatError(e, () => {}),
+          extensions: { code: 'BAD_USER_INPUT' },
+        })),
+      );
+    }
     const result = await withTimeout(
       Promise.resolve(prepared.compiled.query(undefined, context, params.variables ?? {})),
       endpoint.timeoutMs,
@@ -127,12 +169,12 @@ export async function executeGraphqlRequest<Context>(
       formatError(e, (error) => request.log.error({ err: error }, 'unexpected error in resolver')),
     );
     if (!('data' in result) || result.data === undefined) {
-      // Variables that do not coerce: a request error, with no data entry.
-      const requestErrors = (errors ?? []).map((e) => ({
-        ...e,
-        extensions: { code: 'BAD_USER_INPUT' as const },
-      }));
-      return send(reply, mediaType === GRAPHQL_RESPONSE ? 400 : 200, mediaType, { errors: requestErrors });
+      // Variables graphql-jit could not coerce (variableErrors let them through): a request error.
+      return sendRequestErrors(
+        reply,
+        mediaType,
+        (errors ?? []).map((e) => ({ ...e, extensions: { code: 'BAD_USER_INPUT' as const } })),
+      );
     }
     const body = errors?.length ? { data: result.data, errors } : { data: result.data };
     const outage = errors?.some((e) => e.extensions.code === 'SERVICE_UNAVAILABLE');

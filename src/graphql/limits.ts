@@ -10,7 +10,13 @@ import {
 /**
  * Validation rules that bound the work one document can ask for: selection depth (through
  * fragments) and the number of aliases. Token count is bounded by the parser itself.
+ *
+ * The subtrees of `__schema` and `__type` do not count towards the depth: the standard
+ * introspection query (GraphiQL, codegen) nests `ofType` about fifteen levels deep, and its
+ * fan-out is already bounded by graphql-js's MaxIntrospectionDepthRule (part of specifiedRules).
  */
+const INTROSPECTION_ROOTS = new Set(['__schema', '__type']);
+
 export function depthLimitRule(maxDepth: number) {
   return (context: ValidationContext): ASTVisitor => {
     const fragments = new Map<string, FragmentDefinitionNode>();
@@ -21,6 +27,7 @@ export function depthLimitRule(maxDepth: number) {
       let deepest = 0;
       for (const selection of selectionSet.selections) {
         if (selection.kind === Kind.FIELD) {
+          if (INTROSPECTION_ROOTS.has(selection.name.value)) continue;
           deepest = Math.max(deepest, selection.selectionSet ? 1 + depthOf(selection.selectionSet, seen) : 1);
         } else if (selection.kind === Kind.INLINE_FRAGMENT) {
           deepest = Math.max(deepest, depthOf(selection.selectionSet, seen));

@@ -23,3 +23,8 @@ export function negotiate(accept: string | undefined): ResponseMediaType | undef
   }
   return best?.type;
 }
+
+/** Whether a request's Content-Type is application/json, with or without parameters (`; charset=utf-8`). */
+export function isJsonContentType(header: string | undefined): boolean {
+  return header?.split(';')[0]?.trim().toLowerCase() === JSON_TYPE;
+}

@@ -1,6 +1,6 @@
 import type { RateLimitConfig } from '../../config.js';
 import { AppError } from '../../errors.js';
-import type { RateLimiter } from './rate-limit.js';
+import { type RateLimiter, rateLimitHeaders } from './rate-limit.js';
 
 /**
  * Charges one failed authentication to the client address, so that guessing credentials (API
@@ -15,7 +15,7 @@ export async function chargeAuthFailure(
   const decision = await rateLimiter.take(`auth:${address}`, limit).catch(() => undefined);
   if (decision && !decision.allowed) {
     throw new AppError('RATE_LIMITED', 'Too many failed authentication attempts; retry later', {
-      headers: { 'retry-after': String(decision.retryAfterSeconds) },
+      headers: rateLimitHeaders(decision, limit, 'auth-failure'),
     });
   }
 }

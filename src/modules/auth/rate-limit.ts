@@ -26,10 +26,16 @@ function decide(tokens: number, allowed: boolean, limit: RateLimitConfig): RateD
   };
 }
 
-/** In-process buckets; the default for a single instance. Idle full buckets are dropped. */
+/**
+ * In-process buckets; the default for a single instance. Memory is bounded: past `maxBuckets`
+ * the least recently used bucket is dropped (O(1)), which is the one most likely to have
+ * refilled anyway, so many distinct callers (e.g. addresses failing authentication) cannot
+ * grow the map without bound nor make each request scan it.
+ */
 export class MemoryRateLimiter implements RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
-  private readonly maxBuckets = 100_000;
+
+  constructor(private readonly maxBuckets = 100_000) {}
 
   async take(key: string, limit: RateLimitConfig, now = Date.now()): Promise<RateDecision> {
     const bucket = this.buckets.get(key);
@@ -37,16 +43,14 @@ export class MemoryRateLimiter implements RateLimiter {
     if (bucket) tokens = Math.min(limit.burst, bucket.tokens + ((now - bucket.at) / 1000) * limit.perSecond);
     const allowed = tokens >= 1;
     if (allowed) tokens -= 1;
-    if (!bucket && this.buckets.size >= this.maxBuckets) this.evictFull(now, limit);
+    // Deleting before setting moves the key to the end: Map order is then least recently used first.
+    this.buckets.delete(key);
     this.buckets.set(key, { tokens, at: now });
-    return decide(tokens, allowed, limit);
-  }
-
-  private evictFull(now: number, limit: RateLimitConfig): void {
-    for (const [key, bucket] of this.buckets) {
-      if (bucket.tokens + ((now - bucket.at) / 1000) * limit.perSecond >= limit.burst)
-        this.buckets.delete(key);
+    if (this.buckets.size > this.maxBuckets) {
+      const oldest = this.buckets.keys().next().value;
+      if (oldest !== undefined) this.buckets.delete(oldest);
     }
+    return decide(tokens, allowed, limit);
   }
 
   async close(): Promise<void> {}
@@ -75,7 +79,11 @@ return {allowed, tostring(tokens)}
 export class RedisRateLimiter implements RateLimiter {
   private readonly redis: Redis;
 
-  constructor(url: string) {
+  /** `prefix` namespaces the buckets, so that several deployments (or test runs) can share one Redis. */
+  constructor(
+    url: string,
+    private readonly prefix = 'wfapi:rl:',
+  ) {
     this.redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: false });
     this.redis.on('error', () => {});
     this.redis.defineCommand('wfapiTake', { numberOfKeys: 1, lua: TAKE_SCRIPT });
@@ -86,7 +94,7 @@ export class RedisRateLimiter implements RateLimiter {
       .wfapiTake!;
     const [allowed, tokens] = await take.call(
       this.redis,
-      `wfapi:rl:${key}`,
+      `${this.prefix}${key}`,
       limit.burst,
       limit.perSecond,
       Date.now(),

@@ -1,0 +1,25 @@
+import { GraphQLError, type GraphQLSchema, getVariableValues, type VariableDefinitionNode } from 'graphql';
+import { containsNul, NUL_MESSAGE } from './string-values.js';
+
+/**
+ * Checks the request's variables against the operation's definitions with graphql-js, before
+ * graphql-jit runs it. graphql-jit coerces again on its own, but its messages can name an input
+ * field as if it were the variable (`Variable "$uuid"` for `$input.uuid`), while graphql-js names
+ * the variable and the path to the bad value. An empty answer means the variables coerce.
+ */
+export function variableErrors(
+  schema: GraphQLSchema,
+  definitions: readonly VariableDefinitionNode[],
+  inputs: Readonly<Record<string, unknown>>,
+): readonly GraphQLError[] {
+  const coerced = getVariableValues(schema, definitions, inputs, { maxErrors: 20 });
+  if (coerced.errors) return coerced.errors;
+  const errors: GraphQLError[] = [];
+  for (const definition of definitions) {
+    const name = definition.variable.name.value;
+    if (containsNul(coerced.coerced[name])) {
+      errors.push(new GraphQLError(`Variable "$${name}" ${NUL_MESSAGE}`, { nodes: [definition] }));
+    }
+  }
+  return errors;
+}
