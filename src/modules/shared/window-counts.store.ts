@@ -56,8 +56,8 @@ export async function countWindows(
       workflows.push(window.workflowUuid);
     }
   }
-  const result = new Map<number, WindowCounts>();
-  if (keys.length === 0) return result;
+  // Every window gets an answer, even when none has a piece to count (empty windows: to <= from).
+  if (keys.length === 0) return new Map(windows.map((window) => [window.key, EMPTY_COUNTS]));
 
   const rows = await db.query<CountRow>(
     `with pieces as (
@@ -109,6 +109,5 @@ export async function countWindows(
       value.byStatus.set(row.status, row.n);
     }
   }
-  for (const window of windows) result.set(window.key, partial.get(window.key) ?? EMPTY_COUNTS);
-  return result;
+  return new Map(windows.map((window) => [window.key, partial.get(window.key) ?? EMPTY_COUNTS]));
 }
