@@ -44,7 +44,8 @@ export const deploymentsResolvers: ModuleResolvers = {
     workflowDeployment: async (_parent, { input }, ctx) => {
       const uuid = normalizeUuid(input.uuid);
       const row = uuid === undefined ? undefined : await findDeployment(ctx.db, ctx.organizationId, uuid);
-      if (!row) throw notFound('workflow deployment not found');
+      // The contract names one message for a missing workflow or deployment, so clients match either alike.
+      if (!row) throw notFound('workflow not found');
       return { data: toDeployment(row) };
     },
   },
