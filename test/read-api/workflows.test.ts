@@ -182,12 +182,12 @@ describe('workflows', () => {
     }
     await ingest(ctx.db, records);
 
-    const keys: Record<string, (row: (typeof rows)[number]) => string | null> = {
-      NAME: (row) => (row.record.name as string).toLowerCase(),
-      STATUS: (row) => row.record.status as string,
-      EXECUTED_AT: (row) => row.executedAt,
-    };
-    for (const [field, key] of Object.entries(keys)) {
+    const keys: Array<[string, (row: (typeof rows)[number]) => string | null]> = [
+      ['NAME', (row) => (row.record.name as string).toLowerCase()],
+      ['STATUS', (row) => row.record.status as string],
+      ['EXECUTED_AT', (row) => row.executedAt],
+    ];
+    for (const [field, key] of keys) {
       for (const order of ['ASC', 'DESC'] as const) {
         const sign = order === 'ASC' ? 1 : -1;
         const expected = [...rows]
