@@ -8,6 +8,12 @@ export const EXIT = {
   FAILURE: 1,
   /** Wrong usage: unknown command, bad flag, missing argument. */
   USAGE: 2,
+  /** The API key was refused (401) or may not read this (403). */
+  AUTH: 3,
+  /** The named workflow, deployment or execution does not exist or is not visible to the key. */
+  NOT_FOUND: 4,
+  /** The server could not be reached, timed out, was unavailable or kept rate limiting: retry later. */
+  UNAVAILABLE: 5,
 } as const;
 
 /** A failure to report as one line and an exit code, without a stack trace. */
