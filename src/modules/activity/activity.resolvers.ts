@@ -13,9 +13,10 @@ export const MAX_ACTIVITY_BUCKETS = 1000;
 export const activityResolvers: ModuleResolvers = {
   Query: {
     workflowActivity: async (_parent, { input }, ctx) => {
-      checkRange(input.from, input.to);
       const to = (input.to ?? new Date()).getTime();
       const from = input.from?.getTime() ?? to - DAY;
+      // Checked after the defaults: a `from` in the future is later than the default `to` (now).
+      checkRange(new Date(from), new Date(to));
       const width = activityBucketWidth(to - from);
       const buckets = bucketsCovering(from, to, width);
       if (buckets.length > MAX_ACTIVITY_BUCKETS) {
