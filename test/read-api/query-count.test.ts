@@ -1,0 +1,131 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Database, Transaction } from '../../src/db/database.js';
+import { openTestDatabase, type TestDatabase } from '../harness/database.js';
+import { createTenant, deployment, execution, ingest, type Tenant, workflow } from '../harness/fixtures.js';
+import { startServer, type TestServer } from '../harness/server.js';
+import { dataOf } from './graphql-assertions.js';
+
+/** The real database, counting the SQL statements sent through it (not a mock: every query runs). */
+function countingDatabase(db: Database) {
+  const statements: string[] = [];
+  const counted: Database = {
+    kind: db.kind,
+    query<Row>(text: string, params?: readonly unknown[]) {
+      statements.push(text);
+      return db.query<Row>(text, params);
+    },
+    transaction<T>(fn: (tx: Transaction) => Promise<T>) {
+      return db.transaction((tx) =>
+        fn({
+          inTransaction: true,
+          query<Row>(text: string, params?: readonly unknown[]) {
+            statements.push(text);
+            return tx.query<Row>(text, params);
+          },
+        }),
+      );
+    },
+    ping: () => db.ping(),
+    close: () => db.close(),
+  };
+  return {
+    db: counted,
+    /** Statements since the previous call. */
+    take(): string[] {
+      return statements.splice(0);
+    },
+  };
+}
+
+const WORKFLOW_FIELDS = `uuid ownerAddress name workflowId status registeredAt creditUsed executedAt executionCount
+  executionCountByStatus { success failure } workflowSource hasTeeExecutions hasNonTeeExecutions`;
+const DEPLOYMENT_FIELDS = `uuid workflowID status deployedAt txHash errorMessage binaryURL configURL
+  executionCountByStatus { success failure } workflowSource hasTeeExecutions hasNonTeeExecutions`;
+
+describe('SQL statements per page', () => {
+  let database: TestDatabase;
+  let counter: ReturnType<typeof countingDatabase>;
+  let server: TestServer;
+  let tenant: Tenant;
+  let busyWorkflow: string;
+
+  before(async () => {
+    database = await openTestDatabase();
+    counter = countingDatabase(database.db);
+    // Key use is written on a timer; keep it out of the counted window.
+    server = await startServer(counter.db, { keyUsageFlushMs: 3_600_000 });
+    tenant = await createTenant(database.db);
+    const org = tenant.organizationId;
+    const workflows = Array.from({ length: 120 }, (_, i) =>
+      workflow(org, { registeredAt: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString() }),
+    );
+    busyWorkflow = workflows[0]!.uuid as string;
+    const records: Record<string, unknown>[] = [...workflows];
+    for (const [i, wf] of workflows.entries()) {
+      const w = wf.uuid as string;
+      records.push(deployment(org, w, { deployedAt: '2026-01-01T00:00:00Z' }));
+      records.push(deployment(org, w, { deployedAt: '2026-01-02T00:00:00Z', status: 'PAUSED' }));
+      records.push(execution(org, w, { startedAt: '2026-01-01T12:00:00Z', creditUsed: '0.5' }));
+      records.push(
+        execution(org, w, {
+          startedAt: '2026-01-03T00:07:00Z',
+          status: 'FAILURE',
+          executedInTee: i % 2 === 0,
+        }),
+      );
+    }
+    for (let i = 0; i < 120; i++) {
+      records.push(
+        deployment(org, busyWorkflow, {
+          deployedAt: new Date(Date.UTC(2026, 1, 1) + i * 3_600_000).toISOString(),
+        }),
+      );
+      records.push(
+        execution(org, busyWorkflow, {
+          startedAt: new Date(Date.UTC(2026, 1, 1) + i * 3_600_000 + 1).toISOString(),
+        }),
+      );
+    }
+    await ingest(database.db, records);
+  });
+
+  after(async () => {
+    await server?.close();
+    await database?.close();
+  });
+
+  async function statementsFor(query: string, variables: Record<string, unknown>) {
+    counter.take();
+    const data = dataOf(await server.gql(tenant.key, query, variables));
+    return { data, statements: counter.take() };
+  }
+
+  it('costs the same number of statements for 10 and for 100 workflows with every aggregate', async () => {
+    for (const orderBy of [null, { field: 'EXECUTED_AT', order: 'DESC' }, { field: 'NAME', order: 'ASC' }]) {
+      const query = `query($size: Int!, $orderBy: WorkflowOrderBy) {
+        workflows(input: {orderBy: $orderBy, page: {size: $size}}) { count data { ${WORKFLOW_FIELDS} } } }`;
+      const ten = await statementsFor(query, { size: 10, orderBy });
+      const hundred = await statementsFor(query, { size: 100, orderBy });
+      assert.equal(ten.data.workflows.data.length, 10);
+      assert.equal(hundred.data.workflows.data.length, 100);
+      assert.ok(hundred.data.workflows.data.every((w: { executionCount: number }) => w.executionCount >= 2));
+      assert.equal(hundred.statements.length, ten.statements.length, hundred.statements.join('\n---\n'));
+      assert.ok(ten.statements.length <= 6, `${ten.statements.length} statements`);
+    }
+  });
+
+  it('costs the same number of statements for 10 and for 100 deployments with their reign counts', async () => {
+    const query = `query($w: String!, $size: Int!) {
+      workflowDeployments(input: {workflowUUID: $w, page: {size: $size}}) { count data { ${DEPLOYMENT_FIELDS} } } }`;
+    const ten = await statementsFor(query, { w: busyWorkflow, size: 10 });
+    const hundred = await statementsFor(query, { w: busyWorkflow, size: 100 });
+    assert.equal(hundred.data.workflowDeployments.data.length, 100);
+    assert.deepEqual(hundred.data.workflowDeployments.data[0].executionCountByStatus, {
+      success: 1,
+      failure: 0,
+    });
+    assert.equal(hundred.statements.length, ten.statements.length, hundred.statements.join('\n---\n'));
+    assert.ok(ten.statements.length <= 5, `${ten.statements.length} statements`);
+  });
+});
