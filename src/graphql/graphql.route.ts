@@ -68,4 +68,16 @@ export function registerGraphqlRoutes(app: FastifyInstance, deps: GraphqlRouteDe
     }
     return handle(request, reply, query);
   });
+
+  // Other methods: 405 naming the ones that exist, rather than a 404 that suggests a wrong path.
+  app.route({
+    method: ['PUT', 'PATCH', 'DELETE'],
+    url: '/graphql',
+    handler: async () => {
+      throw new AppError('BAD_USER_INPUT', 'Method not allowed; use POST, or GET for queries', {
+        status: 405,
+        headers: { allow: 'GET, POST' },
+      });
+    },
+  });
 }
