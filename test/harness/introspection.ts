@@ -63,7 +63,7 @@ export async function enumValuesOf(server: TestServer, key: string, typeName: st
 export async function queryRootFields(
   server: TestServer,
   key: string,
-): Promise<Array<{ name: string; args: string[]; type: string }>> {
+): Promise<Array<{ name: string; args: string[]; type: string; returns: string }>> {
   const response = await server.gql(
     key,
     `{ __schema { queryType { fields { name type { ${TYPE_REF} } args { name type { ${TYPE_REF} } } } } } }`,
@@ -73,6 +73,39 @@ export async function queryRootFields(
   return fields.map((field) => ({
     name: field.name,
     type: renderTypeRef(field.type),
+    returns: namedType(field.type),
     args: field.args.map((arg) => `${arg.name}: ${renderTypeRef(arg.type)}`),
   }));
+}
+
+interface SchemaType {
+  kind: string;
+  name: string;
+  fields: Array<{ name: string; type: TypeRef }> | null;
+}
+
+/** The type a reference names once its list and non-null wrappers are removed. */
+function namedType(ref: TypeRef): string {
+  return ref.ofType ? namedType(ref.ofType) : ref.name!;
+}
+
+/**
+ * A selection set asking for every field of an object type, recursively, built from the served
+ * schema, so that a field added later is selected (and so checked) without editing the test.
+ * Leaf types get no selection set.
+ */
+export async function fullSelections(server: TestServer, key: string): Promise<(typeName: string) => string> {
+  const response = await server.gql(
+    key,
+    `{ __schema { types { kind name fields { name type { ${TYPE_REF} } } } } }`,
+  );
+  const types = new Map<string, SchemaType>(
+    (response.body.data.__schema.types as SchemaType[]).map((type) => [type.name, type]),
+  );
+  const selectionOf = (typeName: string): string => {
+    const type = types.get(typeName);
+    if (type?.kind !== 'OBJECT' || !type.fields) return '';
+    return `{ ${type.fields.map((field) => `${field.name} ${selectionOf(namedType(field.type))}`.trim()).join(' ')} }`;
+  };
+  return selectionOf;
 }
