@@ -2,16 +2,17 @@
  * The ingestion record format (contract section 3) and its validation. A line becomes either a
  * typed record or a reason it was rejected; nothing here touches the database.
  */
-import {
-  WorkflowDeploymentStatusValues,
-  WorkflowExecutionClassifiedStatusValues,
-  WorkflowExecutionStatusValues,
-  type WorkflowDeploymentStatus,
-  type WorkflowExecutionClassifiedStatus,
-  type WorkflowExecutionStatus,
-} from '../schema/schema-types.generated.js';
+
 import { parseTime } from '../modules/shared/time.js';
 import { normalizeUuid } from '../modules/shared/uuid.js';
+import {
+  type WorkflowDeploymentStatus,
+  WorkflowDeploymentStatusValues,
+  type WorkflowExecutionClassifiedStatus,
+  WorkflowExecutionClassifiedStatusValues,
+  type WorkflowExecutionStatus,
+  WorkflowExecutionStatusValues,
+} from '../schema/schema-types.generated.js';
 
 export interface ErrorCount {
   error: string;
@@ -93,6 +94,8 @@ export class RecordError extends Error {
 const MAX_TEXT = 10_000;
 const MAX_MESSAGE = 100_000;
 const DECIMAL = /^(?:0|[1-9]\d{0,30})(?:\.\d{1,18})?$/;
+/** A UTF-16 surrogate not paired with its other half: not a Unicode character, not storable as UTF-8. */
+const LONE_SURROGATE = /\p{Cs}/u;
 
 type Raw = Record<string, unknown>;
 
@@ -100,29 +103,41 @@ function fail(message: string): never {
   throw new RecordError(message);
 }
 
+/**
+ * PostgreSQL text and jsonb cannot hold U+0000, and a lone surrogate has no UTF-8 form: such a
+ * string would fail (or be silently altered) in the database, so it is refused here, per line.
+ */
+function storable(value: string, field: string, max: number): string {
+  if (value.length > max) fail(`${field} must be at most ${max} characters`);
+  if (value.includes('\u0000')) fail(`${field} must not contain the character U+0000`);
+  if (LONE_SURROGATE.test(value)) fail(`${field} must be valid Unicode (it has an unpaired surrogate)`);
+  return value;
+}
+
 function text(raw: Raw, field: string, max = MAX_TEXT): string {
   const value = raw[field];
   if (value === undefined || value === null) fail(`${field} is required`);
   if (typeof value !== 'string') fail(`${field} must be a string`);
   if (value.length === 0) fail(`${field} must not be empty`);
-  if (value.length > max) fail(`${field} must be at most ${max} characters`);
-  return value;
+  return storable(value, field, max);
 }
 
 function optionalText(raw: Raw, field: string, max = MAX_TEXT): string | null {
   const value = raw[field];
   if (value === undefined || value === null) return null;
   if (typeof value !== 'string') fail(`${field} must be a string`);
-  if (value.length > max) fail(`${field} must be at most ${max} characters`);
-  return value;
+  return storable(value, field, max);
 }
 
 function uuid(raw: Raw, field: string): string {
   return normalizeUuid(text(raw, field, 64)) ?? fail(`${field} must be a uuid`);
 }
 
+/** Counts treat the Unix epoch as the open lower bound of every window, so nothing may start before it. */
 function time(raw: Raw, field: string): Date {
-  return parseTime(text(raw, field, 64)) ?? fail(`${field} must be an RFC 3339 time with an offset`);
+  const value = parseTime(text(raw, field, 64)) ?? fail(`${field} must be an RFC 3339 time with an offset`);
+  if (value.getTime() < 0) fail(`${field} must not be before 1970-01-01T00:00:00Z`);
+  return value;
 }
 
 function optionalTime(raw: Raw, field: string): Date | null {
@@ -156,6 +171,7 @@ function errorCounts(raw: Raw, field: string): ErrorCount[] | null {
       fail(`${field}[${index}] must be an object`);
     const entry = item as Raw;
     if (typeof entry.error !== 'string') fail(`${field}[${index}].error must be a string`);
+    storable(entry.error, `${field}[${index}].error`, MAX_TEXT);
     if (!Number.isSafeInteger(entry.count) || (entry.count as number) < 0) {
       fail(`${field}[${index}].count must be a non-negative integer`);
     }
@@ -179,12 +195,17 @@ function credit(raw: Raw, field: string): string | null {
   return textValue;
 }
 
+function unknownType(type: string): never {
+  fail(`unknown type "${type.slice(0, 40)}"; expected one of ${RECORD_TYPES.join(', ')}`);
+}
+
 /** Validates one parsed NDJSON value; throws RecordError with the reason when it is not a record. */
 export function parseRecord(value: unknown): IngestRecord {
   if (!value || typeof value !== 'object' || Array.isArray(value)) fail('a record must be a JSON object');
   const raw = value as Raw;
   const type = raw.type;
   if (typeof type !== 'string') fail('type is required');
+  if (!(RECORD_TYPES as readonly string[]).includes(type)) unknownType(type);
   const organizationId = uuid(raw, 'organizationId');
   switch (type) {
     case 'workflow':
@@ -249,6 +270,6 @@ export function parseRecord(value: unknown): IngestRecord {
         errors: errorCounts(raw, 'errors'),
       };
     default:
-      fail(`unknown type "${type.slice(0, 40)}"; expected one of ${RECORD_TYPES.join(', ')}`);
+      unknownType(type);
   }
 }

@@ -1,0 +1,138 @@
+import type { Transaction } from '../db/database.js';
+import { type ExecutionRecord, TERMINAL_STATUSES } from './records.js';
+import { RollupDeltas } from './rollup-deltas.store.js';
+
+/** An execution as stored: the record without its type tag. */
+type ExecutionState = Omit<ExecutionRecord, 'type'>;
+
+interface StoredExecutionRow {
+  organization_id: string;
+  uuid: string;
+  id: string;
+  workflow_uuid: string;
+  status: string;
+  classified_status: string | null;
+  started_at: Date;
+  finished_at: Date | null;
+  executed_in_tee: boolean | null;
+  errors: ExecutionState['errors'];
+  credit_used: string | null;
+}
+
+/** A later state replaces an earlier one, but a terminal status never goes back to a non-terminal one. */
+export function mergeExecution<T extends { status: string }>(current: T | undefined, next: T): T {
+  if (current && TERMINAL_STATUSES.has(current.status) && !TERMINAL_STATUSES.has(next.status)) return current;
+  return next;
+}
+
+function sameExecution(a: ExecutionState, b: ExecutionState): boolean {
+  return (
+    a.id === b.id &&
+    a.workflowUUID === b.workflowUUID &&
+    a.status === b.status &&
+    a.classifiedStatus === b.classifiedStatus &&
+    a.startedAt.getTime() === b.startedAt.getTime() &&
+    (a.finishedAt?.getTime() ?? null) === (b.finishedAt?.getTime() ?? null) &&
+    a.executedInTee === b.executedInTee &&
+    errorsKey(a.errors) === errorsKey(b.errors) &&
+    sameDecimal(a.creditUsed, b.creditUsed)
+  );
+}
+
+/** jsonb does not keep key order, so errors compare by their values. */
+function errorsKey(errors: unknown): string {
+  if (!Array.isArray(errors)) return 'null';
+  return JSON.stringify(errors.map((e: { error?: unknown; count?: unknown }) => [e?.error, e?.count]));
+}
+
+function sameDecimal(a: string | null, b: string | null): boolean {
+  if (a === null || b === null) return a === b;
+  const trim = (s: string) => (s.includes('.') ? s.replace(/\.?0+$/, '') : s);
+  return trim(a) === trim(b);
+}
+
+async function storedExecutions(
+  tx: Transaction,
+  uuids: readonly string[],
+): Promise<Map<string, ExecutionState>> {
+  const rows = await tx.query<StoredExecutionRow>(
+    `select organization_id, uuid, id, workflow_uuid, status, classified_status, started_at, finished_at,
+            executed_in_tee, errors, credit_used::text as credit_used
+     from executions where uuid = any($1::uuid[])`,
+    [uuids],
+  );
+  return new Map(
+    rows.map((row) => [
+      row.uuid,
+      {
+        organizationId: row.organization_id,
+        uuid: row.uuid,
+        id: row.id,
+        workflowUUID: row.workflow_uuid,
+        status: row.status as ExecutionState['status'],
+        classifiedStatus: row.classified_status as ExecutionState['classifiedStatus'],
+        startedAt: row.started_at,
+        finishedAt: row.finished_at,
+        executedInTee: row.executed_in_tee,
+        errors: row.errors,
+        creditUsed: row.credit_used,
+      },
+    ]),
+  );
+}
+
+/**
+ * Merges the batch's execution states, in arrival order, into the stored ones and writes those
+ * that changed, with their rollup deltas. The caller holds the organizations' ingestion locks.
+ * A row is only ever updated by its own organization: should another organization claim a new
+ * uuid in a concurrent transaction, that write is skipped and counts nowhere.
+ */
+export async function applyExecutions(tx: Transaction, records: readonly ExecutionRecord[]): Promise<void> {
+  if (records.length === 0) return;
+  const stored = await storedExecutions(tx, [...new Set(records.map((r) => r.uuid))]);
+  const final = new Map<string, ExecutionState>();
+  for (const record of records) {
+    const { type: _type, ...state } = record;
+    final.set(record.uuid, mergeExecution(final.get(record.uuid) ?? stored.get(record.uuid), state));
+  }
+  const changed = [...final.values()].filter((next) => {
+    const previous = stored.get(next.uuid);
+    return !previous || !sameExecution(previous, next);
+  });
+  if (changed.length === 0) return;
+  const written = await tx.query<{ uuid: string }>(
+    `insert into executions (uuid, organization_id, workflow_uuid, id, status, classified_status, started_at, finished_at,
+                             credit_used, errors, executed_in_tee)
+     select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::timestamptz[],
+                          $8::timestamptz[], $9::numeric[], $10::jsonb[], $11::boolean[])
+     on conflict (uuid) do update set
+       workflow_uuid = excluded.workflow_uuid, id = excluded.id, status = excluded.status,
+       classified_status = excluded.classified_status, started_at = excluded.started_at,
+       finished_at = excluded.finished_at, credit_used = excluded.credit_used, errors = excluded.errors,
+       executed_in_tee = excluded.executed_in_tee, updated_at = now()
+     where executions.organization_id = excluded.organization_id
+     returning uuid`,
+    [
+      changed.map((e) => e.uuid),
+      changed.map((e) => e.organizationId),
+      changed.map((e) => e.workflowUUID),
+      changed.map((e) => e.id),
+      changed.map((e) => e.status),
+      changed.map((e) => e.classifiedStatus),
+      changed.map((e) => e.startedAt),
+      changed.map((e) => e.finishedAt),
+      changed.map((e) => e.creditUsed),
+      changed.map((e) => (e.errors === null ? null : JSON.stringify(e.errors))),
+      changed.map((e) => e.executedInTee),
+    ],
+  );
+  const writtenUuids = new Set(written.map((row) => row.uuid));
+  const deltas = new RollupDeltas();
+  for (const next of changed) {
+    if (!writtenUuids.has(next.uuid)) continue;
+    const previous = stored.get(next.uuid);
+    if (previous) deltas.add(previous, -1);
+    deltas.add(next, 1);
+  }
+  await deltas.apply(tx);
+}
