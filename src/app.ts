@@ -7,6 +7,7 @@ import { AppError, errorBody } from './errors.js';
 import { DocumentCache } from './graphql/document-cache.js';
 import { registerGraphqlRoutes } from './graphql/graphql.route.js';
 import { JSON_TYPE, negotiate } from './graphql/media-type.js';
+import { registerIngestRoutes } from './ingest/ingest.route.js';
 import { KeyUsageRecorder } from './modules/auth/key-usage.js';
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './modules/auth/rate-limit.js';
 import { buildPublicSchema } from './schema/schema.js';
@@ -104,6 +105,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   const documents = new DocumentCache(buildPublicSchema(), config.limits);
   registerGraphqlRoutes(server, { config, db, documents, rateLimiter, keyUsage });
+  registerIngestRoutes(server, { config, db });
 
   let closing: Promise<void> | undefined;
   return {

@@ -1,0 +1,129 @@
+/**
+ * One NDJSON body, streamed into the database in batches. Memory stays bounded whatever the body
+ * size: at most one batch of records (by count and by bytes) and one line are held, the reader is
+ * not pulled while a batch is being written, and only the first rejections are kept.
+ */
+import type { Database } from '../db/database.js';
+import { ingestBatch, type NumberedRecord, type Rejection } from './ingest.store.js';
+import { LineSplitter, type NdjsonLine } from './ndjson-lines.js';
+import { parseRecord, RecordError } from './records.js';
+
+export interface StreamLimits {
+  /** Lines per batch (one transaction each). */
+  readonly batchSize: number;
+  /** A batch is also written once its lines reach this many bytes. */
+  readonly batchBytes: number;
+  /** Bytes of body processed at most; complete lines within the bound are still stored. */
+  readonly maxBodyBytes: number;
+  /** Rejections listed in the answer; the rest are only counted. */
+  readonly maxRejections: number;
+}
+
+export interface IngestProgress {
+  /** Lines stored or already stored (a re-sent line counts again). */
+  accepted: number;
+  /** The first rejections, in line order. */
+  rejected: Rejection[];
+  /** Every rejection, listed or not. */
+  rejectedCount: number;
+  /** Every line up to this one (1-based) has been committed or rejected. */
+  committedThroughLine: number;
+}
+
+/** Why a stream stopped early; `progress` says what is durable (re-sending everything is safe). */
+export class IngestInterruptedError extends Error {
+  override name = 'IngestInterruptedError';
+  constructor(
+    readonly reason: 'body-too-large' | 'failed',
+    readonly progress: IngestProgress,
+    options?: { cause?: unknown },
+  ) {
+    super(reason === 'body-too-large' ? 'the body is too large' : 'ingestion failed', options);
+  }
+}
+
+const MAX_ERROR_LENGTH = 500;
+
+/** The outcome of parsing one line: a record to store, a rejection, or nothing (a blank line). */
+function parseLine(line: NdjsonLine): NumberedRecord | Rejection | undefined {
+  if ('error' in line) return { line: line.line, error: line.error };
+  if (line.text.trim() === '') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(line.text);
+  } catch (error) {
+    return { line: line.line, error: `invalid JSON: ${(error as Error).message}`.slice(0, MAX_ERROR_LENGTH) };
+  }
+  try {
+    return { line: line.line, record: parseRecord(value) };
+  } catch (error) {
+    if (error instanceof RecordError)
+      return { line: line.line, error: error.message.slice(0, MAX_ERROR_LENGTH) };
+    throw error;
+  }
+}
+
+export async function ingestNdjson(
+  db: Database,
+  body: AsyncIterable<Uint8Array>,
+  limits: StreamLimits,
+): Promise<IngestProgress> {
+  const progress: IngestProgress = { accepted: 0, rejected: [], rejectedCount: 0, committedThroughLine: 0 };
+  const splitter = new LineSplitter();
+  let records: NumberedRecord[] = [];
+  let parseRejections: Rejection[] = [];
+  let pendingLines = 0;
+  let pendingBytes = 0;
+  let lastLine = 0;
+  let bodyBytes = 0;
+
+  const note = (rejections: readonly Rejection[]) => {
+    progress.rejectedCount += rejections.length;
+    const room = limits.maxRejections - progress.rejected.length;
+    if (room > 0) progress.rejected.push(...rejections.slice(0, room));
+  };
+
+  const flush = async () => {
+    if (pendingLines === 0) return;
+    let stored: { accepted: number; rejected: Rejection[] };
+    try {
+      stored = await ingestBatch(db, records);
+    } catch (error) {
+      throw new IngestInterruptedError('failed', progress, { cause: error });
+    }
+    progress.accepted += stored.accepted;
+    note([...parseRejections, ...stored.rejected].sort((a, b) => a.line - b.line));
+    progress.committedThroughLine = lastLine;
+    records = [];
+    parseRejections = [];
+    pendingLines = 0;
+    pendingBytes = 0;
+  };
+
+  const take = async (lines: readonly NdjsonLine[]) => {
+    for (const line of lines) {
+      lastLine = line.line;
+      pendingLines++;
+      pendingBytes += line.bytes;
+      const parsed = parseLine(line);
+      if (parsed && 'record' in parsed) records.push(parsed);
+      else if (parsed) parseRejections.push(parsed);
+      if (pendingLines >= limits.batchSize || pendingBytes >= limits.batchBytes) await flush();
+    }
+  };
+
+  for await (const chunk of body) {
+    const room = limits.maxBodyBytes - bodyBytes;
+    bodyBytes += chunk.length;
+    if (chunk.length > room) {
+      // Only the lines completed within the bound are stored; the partial one is dropped.
+      await take(splitter.push(chunk.subarray(0, room)));
+      await flush();
+      throw new IngestInterruptedError('body-too-large', progress);
+    }
+    await take(splitter.push(chunk));
+  }
+  await take(splitter.end());
+  await flush();
+  return progress;
+}

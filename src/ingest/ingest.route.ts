@@ -1,0 +1,145 @@
+/**
+ * `POST /ingest` (contract section 3): an operator endpoint that streams an NDJSON body into the
+ * database in batches and answers once every batch is committed.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { pipeline, type Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../config.js';
+import type { Database } from '../db/database.js';
+import { AppError, errorBody, isDatabaseUnavailable, unavailable } from '../errors.js';
+import { IngestInterruptedError, type IngestProgress, ingestNdjson } from './ingest-stream.js';
+
+export interface IngestRouteDeps {
+  readonly config: Config;
+  readonly db: Database;
+}
+
+export const NDJSON = 'application/x-ndjson';
+/** Rejections listed in one answer; `rejectedCount` counts them all. */
+export const MAX_LISTED_REJECTIONS = 1000;
+/** A batch is written once its lines reach this size, even before `ingestBatchSize` lines. */
+const BATCH_BYTES = 16 * 1024 * 1024;
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/** Constant-time: the comparison takes as long whatever the token and however much of it matches. */
+function bearerMatches(header: string | undefined, expected: Buffer): boolean {
+  const match = /^Bearer +(\S+)\s*$/i.exec(header ?? '');
+  return match !== null && timingSafeEqual(digest(match[1]!), expected);
+}
+
+const unauthenticated = () =>
+  new AppError('UNAUTHENTICATED', 'Invalid or missing ingest token', {
+    headers: { 'www-authenticate': 'Bearer' },
+  });
+
+/** `application/x-ndjson`, optionally with `charset=utf-8`: the only body this endpoint reads. */
+function checkMediaType(request: FastifyRequest): void {
+  const [type, ...params] = (request.headers['content-type'] ?? '').toLowerCase().split(';');
+  const charset = params.map((p) => p.trim()).find((p) => p.startsWith('charset='));
+  const utf8 = charset === undefined || /^charset="?utf-8"?$/.test(charset);
+  if (type?.trim() !== NDJSON || !utf8) {
+    throw new AppError('BAD_USER_INPUT', `Unsupported Content-Type; send ${NDJSON} (UTF-8)`, { status: 415 });
+  }
+  const encoding = (request.headers['content-encoding'] ?? 'identity').toLowerCase().trim();
+  if (encoding !== 'identity' && encoding !== 'gzip') {
+    throw new AppError('BAD_USER_INPUT', `Unsupported Content-Encoding ${encoding}; send identity or gzip`, {
+      status: 415,
+    });
+  }
+}
+
+function bodyTooLarge(config: Config): string {
+  return `The request body exceeds ${config.limits.ingestMaxBodyBytes} bytes`;
+}
+
+/** Error answers that stop mid-stream also say what is already durable. */
+function interruptedBody(error: AppError, progress: IngestProgress): Record<string, unknown> {
+  return {
+    ...errorBody(error),
+    accepted: progress.accepted,
+    rejected: progress.rejected,
+    rejectedCount: progress.rejectedCount,
+    committedThroughLine: progress.committedThroughLine,
+  };
+}
+
+export function registerIngestRoutes(app: FastifyInstance, deps: IngestRouteDeps): void {
+  const { config, db } = deps;
+  // Without a token the endpoint does not exist: it answers like any unknown route.
+  if (!config.ingestToken) return;
+  const expected = digest(config.ingestToken);
+
+  // An encapsulated scope: the NDJSON parser and the hooks apply to this route only.
+  app.register(async (scope) => {
+    scope.addContentTypeParser(NDJSON, (_request, payload, done) => done(null, payload));
+
+    scope.addHook('onRequest', async (request, reply) => {
+      try {
+        if (!bearerMatches(request.headers.authorization, expected)) throw unauthenticated();
+        checkMediaType(request);
+        const length = Number(request.headers['content-length']);
+        if (request.headers['content-encoding'] === undefined && length > config.limits.ingestMaxBodyBytes) {
+          throw new AppError('BAD_USER_INPUT', `${bodyTooLarge(config)}; nothing was stored`, {
+            status: 413,
+          });
+        }
+      } catch (error) {
+        // A refused body is not read: closing beats draining up to gigabytes of it.
+        reply.header('connection', 'close');
+        throw error;
+      }
+    });
+
+    scope.post('/ingest', async (request: FastifyRequest, reply: FastifyReply) => {
+      const payload = request.body as Readable | undefined;
+      const gzip = request.headers['content-encoding']?.toLowerCase().trim() === 'gzip';
+      // pipeline (unlike pipe) passes a dropped connection on to the gunzip stream being read.
+      const body: AsyncIterable<Uint8Array> = !payload
+        ? (async function* () {})()
+        : gzip
+          ? pipeline(payload, createGunzip(), () => {})
+          : payload;
+      try {
+        const progress = await ingestNdjson(db, body, {
+          batchSize: config.limits.ingestBatchSize,
+          batchBytes: BATCH_BYTES,
+          maxBodyBytes: config.limits.ingestMaxBodyBytes,
+          maxRejections: MAX_LISTED_REJECTIONS,
+        });
+        return reply.code(200).send({
+          accepted: progress.accepted,
+          rejected: progress.rejected,
+          rejectedCount: progress.rejectedCount,
+        });
+      } catch (error) {
+        if (!(error instanceof IngestInterruptedError)) {
+          const code = (error as { code?: unknown }).code;
+          if (gzip && typeof code === 'string' && code.startsWith('Z_')) {
+            throw new AppError('BAD_USER_INPUT', 'The request body is not a valid gzip stream');
+          }
+          if (request.raw.destroyed || request.raw.aborted) {
+            // Nobody is left to answer; what was committed stays, and a re-send is safe.
+            request.log.info('the client closed the connection before the end of the body');
+            return reply.code(400).send(errorBody(new AppError('BAD_USER_INPUT', 'Connection closed')));
+          }
+          throw error;
+        }
+        // The rest of the body is not read: close the connection rather than drain it.
+        reply.header('connection', 'close');
+        if (error.reason === 'body-too-large') {
+          const message = `${bodyTooLarge(config)}; the lines through ${error.progress.committedThroughLine} are stored`;
+          return reply
+            .code(413)
+            .send(interruptedBody(new AppError('BAD_USER_INPUT', message, { status: 413 }), error.progress));
+        }
+        if (!isDatabaseUnavailable(error.cause)) throw error.cause;
+        request.log.warn({ err: error.cause }, 'ingestion interrupted: database unavailable');
+        const message = `The database is unavailable; the lines through ${error.progress.committedThroughLine} are stored, and re-sending everything is safe`;
+        return reply.code(503).send(interruptedBody(unavailable(message), error.progress));
+      }
+    });
+  });
+}
