@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import { registerAdminRoutes } from './admin/admin.route.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { openDatabase } from './db/open.js';
@@ -105,6 +106,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   const documents = new DocumentCache(buildPublicSchema(), config.limits);
   registerGraphqlRoutes(server, { config, db, documents, rateLimiter, keyUsage });
+  registerAdminRoutes(server, { config, db, rateLimiter });
   registerIngestRoutes(server, { config, db });
 
   let closing: Promise<void> | undefined;

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
 import { badInput, notFound } from '../errors.js';
 import {
+  findOrganization,
   insertMember,
   insertOrganization,
   type MemberRow,
@@ -18,6 +19,7 @@ import { type ApiKeyRow, insertApiKey, listApiKeys, revokeApiKey } from '../modu
 import { normalizeUuid } from '../modules/shared/uuid.js';
 import {
   type EntityActiveStatus,
+  EntityActiveStatusValues,
   type MemberType,
   MemberTypeValues,
   type OrganizationRestrictionStatus,
@@ -26,10 +28,15 @@ import {
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it rejects
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
+
+/** Trimmed, non-empty, bounded, and free of control characters (PostgreSQL text cannot hold NUL). */
 function label(name: string, value: string, max = 200): string {
   const trimmed = value.trim();
   if (trimmed === '') throw badInput(`${name} must not be empty`);
   if (trimmed.length > max) throw badInput(`${name} must be at most ${max} characters`);
+  if (CONTROL_CHARACTERS.test(trimmed)) throw badInput(`${name} must not contain control characters`);
   return trimmed;
 }
 
@@ -60,6 +67,7 @@ export async function setOrganizationActiveStatus(
   db: Queryable,
   input: { organizationId: string; activeStatus: EntityActiveStatus },
 ): Promise<OrganizationRow> {
+  if (!EntityActiveStatusValues.includes(input.activeStatus)) throw badInput('activeStatus is invalid');
   const row = await updateOrganizationActiveStatus(
     db,
     uuidOf('organizationId', input.organizationId),
@@ -136,6 +144,9 @@ export async function revokeKey(db: Queryable, input: { id: string }): Promise<A
   return row;
 }
 
+/** The keys of an organization; an unknown organization is NOT_FOUND rather than an empty list. */
 export async function apiKeysOf(db: Queryable, input: { organizationId: string }): Promise<ApiKeyRow[]> {
-  return listApiKeys(db, uuidOf('organizationId', input.organizationId));
+  const organizationId = uuidOf('organizationId', input.organizationId);
+  if (!(await findOrganization(db, organizationId))) throw notFound('organization not found');
+  return listApiKeys(db, organizationId);
 }

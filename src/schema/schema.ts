@@ -22,13 +22,16 @@ const MODULES: readonly ModuleResolvers[] = [
   executionsResolvers,
 ];
 
+/** Any module's resolvers, whatever their context: type name -> field name -> resolver. */
+type ResolverMap = Readonly<Record<string, Readonly<Record<string, unknown>> | undefined>>;
+
 /**
  * Builds an executable schema from SDL, scalars and module resolvers. Fails loudly when a
  * resolver names a type or field the SDL does not have, so the two cannot drift apart.
  */
 export function buildExecutableSchema(
   document = publicSdlDocument(),
-  modules: readonly ModuleResolvers[] = MODULES,
+  modules: readonly ResolverMap[] = MODULES,
   scalarTypes = scalars,
 ): GraphQLSchema {
   const schema = buildASTSchema(document);

@@ -1,0 +1,49 @@
+import type { Database } from '../db/database.js';
+import { toOrganization, toOrganizationAccount } from '../modules/accounts/account.mapper.js';
+import type { ApiScalars } from '../schema/scalars.js';
+import {
+  apiKeysOf,
+  createApiKey,
+  createMember,
+  createOrganization,
+  revokeKey,
+  setDeployAccess,
+  setOrganizationActiveStatus,
+} from './admin.service.js';
+import type { MutationFields, QueryFields } from './admin-types.generated.js';
+import { toApiKey, toCreatedApiKey } from './api-key.mapper.js';
+
+/** What admin resolvers receive: the operator is trusted, so there is no principal and no scope. */
+export interface AdminContext {
+  readonly db: Database;
+}
+
+/** One resolver per root field, with arguments and result typed from admin.graphql. */
+type RootResolvers<Fields extends { [F in keyof Fields]: { args: unknown; result: unknown } }> = {
+  [F in keyof Fields]: (
+    parent: unknown,
+    args: Fields[F]['args'],
+    context: AdminContext,
+  ) => Promise<Fields[F]['result']>;
+};
+
+/** Validation and writes live in admin.service.ts; these only map rows to API types. */
+export const adminResolvers: {
+  Query: RootResolvers<QueryFields<ApiScalars>>;
+  Mutation: RootResolvers<MutationFields<ApiScalars>>;
+} = {
+  Query: {
+    apiKeys: async (_parent, { input }, { db }) => (await apiKeysOf(db, input)).map(toApiKey),
+  },
+  Mutation: {
+    createOrganization: async (_parent, { input }, { db }) =>
+      toOrganization(await createOrganization(db, input)),
+    setOrganizationStatus: async (_parent, { input }, { db }) =>
+      toOrganization(await setOrganizationActiveStatus(db, input)),
+    createMember: async (_parent, { input }, { db }) => toOrganizationAccount(await createMember(db, input)),
+    setDeployAccess: async (_parent, { input }, { db }) =>
+      toOrganizationAccount(await setDeployAccess(db, input)),
+    createApiKey: async (_parent, { input }, { db }) => toCreatedApiKey(await createApiKey(db, input)),
+    revokeApiKey: async (_parent, { input }, { db }) => toApiKey(await revokeKey(db, input)),
+  },
+};
