@@ -1,5 +1,5 @@
 import type { GraphQLError } from 'graphql';
-import { AppError, type ErrorCode, ERROR_CODES, isDatabaseUnavailable } from '../errors.js';
+import { AppError, ERROR_CODES, type ErrorCode, isDatabaseUnavailable } from '../errors.js';
 
 export interface FormattedError {
   message: string;
