@@ -339,6 +339,32 @@ describe('workflowExecutions', () => {
     assert.equal((await list(t.key, { to: iso(from - 2) })).count, 0);
   });
 
+  it('counts and lists executions at the very ends of the Time range', async () => {
+    const t = await createTenant(ctx.db);
+    const last = '9999-12-31T23:59:59.999Z';
+    const rows = await store(
+      t,
+      [{ uuid: randomUUID(), name: 'extremes' }],
+      [Date.parse('1970-01-01T00:00:00Z'), Date.parse(last)].map((at) => ({ at, workflow: 0 })),
+    );
+    const [first, final] = rows.map((row) => row.uuid);
+    assert.deepEqual(await list(t.key, { to: last }), { count: 2, uuids: [final, first] });
+    assert.deepEqual(await list(t.key, { from: '0001-01-01T00:00:00Z', to: last }), {
+      count: 2,
+      uuids: [final, first],
+    });
+    assert.deepEqual(await list(t.key, { from: '0001-01-01T00:00:00Z' }), {
+      count: 2,
+      uuids: [final, first],
+    });
+    assert.deepEqual(await list(t.key, { from: last }), { count: 1, uuids: [final] });
+    assert.deepEqual(await list(t.key, { from: last, to: last, status: ['SUCCESS'] }), {
+      count: 1,
+      uuids: [final],
+    });
+    assert.deepEqual(await list(t.key, { to: '9999-12-31T23:59:59.998Z' }), { count: 1, uuids: [first] });
+  });
+
   it('matches search case-insensitively on id, uuid and workflow name, with % _ and \\ taken literally', async () => {
     const t = await createTenant(ctx.db);
     const names = ['Alpha%Beta', 'Alpha_Beta', 'AlphaXBeta', 'C:\\flows'];
