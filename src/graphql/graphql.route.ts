@@ -10,6 +10,7 @@ import { type RateLimiter, rateLimitHeaders } from '../modules/auth/rate-limit.j
 import type { DocumentCache } from './document-cache.js';
 import { executeGraphqlRequest } from './execute-request.js';
 import { renderGraphiql } from './graphiql.js';
+import { registerGraphiqlAssets } from './graphiql-assets.js';
 
 export interface GraphqlRouteDeps {
   readonly config: Config;
@@ -61,6 +62,7 @@ export function registerGraphqlRoutes(app: FastifyInstance, deps: GraphqlRouteDe
     handle(request, reply, request.body),
   );
 
+  registerGraphiqlAssets(app);
   app.get('/graphql', (request, reply) => {
     const query = request.query as Record<string, unknown>;
     if (request.headers.accept?.includes('text/html') && query.query === undefined) {

@@ -1,0 +1,109 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
+import type { FastifyInstance } from 'fastify';
+import { AppError, errorBody } from '../errors.js';
+
+/**
+ * GraphiQL's browser files, served from node_modules so that the page works offline and never
+ * depends on a CDN. Only the files named here are served; the URL names no file system path.
+ */
+export const GRAPHIQL_ASSETS_PATH = '/graphiql/assets';
+
+const require = createRequire(import.meta.url);
+
+interface AssetSource {
+  readonly pkg: 'graphiql' | 'react' | 'react-dom';
+  readonly file: string;
+  readonly type: string;
+}
+
+const SOURCES = {
+  'graphiql.min.css': { pkg: 'graphiql', file: 'graphiql.min.css', type: 'text/css; charset=utf-8' },
+  'graphiql.min.js': { pkg: 'graphiql', file: 'graphiql.min.js', type: 'text/javascript; charset=utf-8' },
+  'react.production.min.js': {
+    pkg: 'react',
+    file: 'umd/react.production.min.js',
+    type: 'text/javascript; charset=utf-8',
+  },
+  'react-dom.production.min.js': {
+    pkg: 'react-dom',
+    file: 'umd/react-dom.production.min.js',
+    type: 'text/javascript; charset=utf-8',
+  },
+} as const satisfies Record<string, AssetSource>;
+
+export type GraphiqlAsset = keyof typeof SOURCES;
+
+interface LoadedAsset {
+  readonly type: string;
+  readonly body: Buffer;
+  readonly gzipped: Buffer;
+}
+
+function packageRoot(pkg: AssetSource['pkg']): string {
+  // package.json is resolvable even where a package's `exports` hide its other files.
+  return dirname(require.resolve(`${pkg}/package.json`));
+}
+
+function packageVersion(pkg: AssetSource['pkg']): string {
+  return (require(`${pkg}/package.json`) as { version: string }).version;
+}
+
+/**
+ * The URL of an asset. It carries the package version, so that a long cache lifetime is safe:
+ * after an upgrade the page asks for a new URL.
+ */
+export function graphiqlAssetUrl(name: GraphiqlAsset): string {
+  return `${GRAPHIQL_ASSETS_PATH}/${name}?v=${packageVersion(SOURCES[name].pkg)}`;
+}
+
+const gzipAsync = promisify(gzip);
+
+/** Reads and compresses each file once, on first request; the files never change while running. */
+const loaded = new Map<GraphiqlAsset, Promise<LoadedAsset>>();
+function load(name: GraphiqlAsset): Promise<LoadedAsset> {
+  let asset = loaded.get(name);
+  if (!asset) {
+    const source: AssetSource = SOURCES[name];
+    asset = readFile(join(packageRoot(source.pkg), source.file)).then(async (body) => ({
+      type: source.type,
+      body,
+      gzipped: await gzipAsync(body),
+    }));
+    loaded.set(name, asset);
+  }
+  return asset;
+}
+
+/** Whether Accept-Encoding allows gzip (listed, and not with q=0). */
+function acceptsGzip(header: string | undefined): boolean {
+  return (header ?? '').split(',').some((part) => {
+    const [coding, ...params] = part.toLowerCase().split(';');
+    return coding?.trim() === 'gzip' && !params.some((param) => /^\s*q=0(\.0*)?\s*$/.test(param));
+  });
+}
+
+const ONE_YEAR_SECONDS = 365 * 24 * 60 * 60;
+
+export function registerGraphiqlAssets(app: FastifyInstance): void {
+  app.get<{ Params: { name: string } }>(`${GRAPHIQL_ASSETS_PATH}/:name`, async (request, reply) => {
+    const name = request.params.name;
+    if (!Object.hasOwn(SOURCES, name)) {
+      return reply
+        .code(404)
+        .send(errorBody(new AppError('NOT_FOUND', `No GraphiQL asset named ${JSON.stringify(name)}`)));
+    }
+    const asset = await load(name as GraphiqlAsset);
+    const gzipped = acceptsGzip(request.headers['accept-encoding']);
+    reply
+      .type(asset.type)
+      .header('cache-control', `public, max-age=${ONE_YEAR_SECONDS}, immutable`)
+      .header('vary', 'accept-encoding')
+      .header('x-content-type-options', 'nosniff');
+    if (gzipped) reply.header('content-encoding', 'gzip');
+    return reply.send(gzipped ? asset.gzipped : asset.body);
+  });
+}
