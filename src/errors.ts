@@ -100,7 +100,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     // 57014 query_canceled (statement_timeout)
     if (code === '57014') return true;
   }
-  return /Connection terminated|connection timeout|Client has encountered a connection error|Cannot use a pool after calling end|timeout exceeded when trying to connect/i.test(
+  return /Connection terminated|connection timeout|Client has encountered a connection error|Cannot use a pool after calling end|timeout exceeded when trying to connect|Query read timeout/i.test(
     error.message,
   );
 }

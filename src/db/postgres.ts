@@ -2,6 +2,8 @@ import pg from 'pg';
 import type { Database, Transaction } from './database.js';
 
 const INT8_OID = 20;
+/** How long past the statement timeout a query may go unanswered before its connection is given up. */
+const SILENT_CONNECTION_GRACE_MS = 1_000;
 
 /** node-postgres returns int8 as string by default; every int8 we read (counts) fits a double. */
 const types = {
@@ -25,6 +27,10 @@ export function openPostgres(url: string, options: PostgresOptions): Database {
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
     statement_timeout: options.statementTimeoutMs,
+    // The server cancels a slow statement itself; this client-side bound catches a connection
+    // that went silently dead (network partition), which would otherwise hold its query, and its
+    // pool slot, forever. Such a client is then discarded and the next query reconnects.
+    query_timeout: options.statementTimeoutMs + SILENT_CONNECTION_GRACE_MS,
     application_name: options.applicationName ?? 'wfapi',
     types,
   });
@@ -40,6 +46,12 @@ export function openPostgres(url: string, options: PostgresOptions): Database {
     async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
       const client = await pool.connect();
       let broken = false;
+      // A checked-out client is outside the pool's error handling: losing its connection would
+      // emit an unhandled 'error' and crash the process. The pending query rejects on its own.
+      const onConnectionLost = () => {
+        broken = true;
+      };
+      client.on('error', onConnectionLost);
       try {
         await client.query('begin');
         const tx: Transaction = {
@@ -60,6 +72,7 @@ export function openPostgres(url: string, options: PostgresOptions): Database {
         }
         throw error;
       } finally {
+        client.off('error', onConnectionLost);
         client.release(broken);
       }
     },

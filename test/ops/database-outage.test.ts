@@ -1,0 +1,164 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { openPostgres } from '../../src/db/postgres.js';
+import { isDatabaseUnavailable } from '../../src/errors.js';
+import { openTestDatabase, TEST_DB, type TestDatabase } from '../harness/database.js';
+import { createTenant, type Tenant } from '../harness/fixtures.js';
+import { type ServeProcess, spawnServe } from './serve-process.js';
+import { TcpProxy } from './tcp-proxy.js';
+
+const SKIP_REASON =
+  'database outages are staged with PostgreSQL only: the embedded PGlite runs in-process and cannot go away';
+const skip = TEST_DB === 'postgres' ? false : SKIP_REASON;
+if (skip) console.log(`# skipping database outage tests: ${SKIP_REASON}`);
+
+const QUERY = '{ getOrganization { displayName } workflows(input: {}) { count } }';
+
+/** The same connection string, reaching PostgreSQL through the proxy. */
+function viaProxy(url: string, proxy: TcpProxy): string {
+  const parsed = new URL(url);
+  parsed.hostname = '127.0.0.1';
+  parsed.port = String(proxy.port);
+  return parsed.toString();
+}
+
+function proxyFor(url: string): TcpProxy {
+  const parsed = new URL(url);
+  return new TcpProxy(parsed.hostname, Number(parsed.port || 5432));
+}
+
+describe('a PostgreSQL outage', { skip }, () => {
+  let database: TestDatabase;
+  let tenant: Tenant;
+  before(async () => {
+    database = await openTestDatabase();
+    tenant = await createTenant(database.db, 'Outage Org');
+  });
+  after(async () => {
+    await database?.close();
+  });
+
+  async function gql(url: string) {
+    const response = await fetch(`${url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Apikey ${tenant.key}` },
+      body: JSON.stringify({ query: QUERY }),
+      // A hang fails the test instead of stalling it.
+      signal: AbortSignal.timeout(10_000),
+    });
+    return { status: response.status, body: await response.json() };
+  }
+
+  describe('seen by a running server', () => {
+    let proxy: TcpProxy;
+    let serve: ServeProcess;
+    let url: string;
+    before(async () => {
+      proxy = proxyFor(database.url!);
+      await proxy.start();
+      serve = spawnServe({ DATABASE_URL: viaProxy(database.url!, proxy) });
+      url = await serve.ready;
+    });
+    after(async () => {
+      await serve?.kill();
+      await proxy?.stop();
+    });
+
+    it('answers 503 SERVICE_UNAVAILABLE while the database is unreachable, and 200 again once it is back, without a restart', async () => {
+      const before = await gql(url);
+      assert.equal(before.status, 200);
+      assert.equal(before.body.data.getOrganization.displayName, 'Outage Org');
+
+      await proxy.stop();
+      // Concurrent and sequential requests: pooled connections die, new ones are refused.
+      const concurrent = await Promise.all(Array.from({ length: 6 }, () => gql(url)));
+      const sequential = [await gql(url), await gql(url)];
+      for (const response of [...concurrent, ...sequential]) {
+        assert.equal(response.status, 503);
+        assert.equal(response.body.errors[0].extensions.code, 'SERVICE_UNAVAILABLE');
+        assert.doesNotMatch(JSON.stringify(response.body), /ECONN|terminated|pool|select /i);
+      }
+      const ready = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(10_000) });
+      assert.equal(ready.status, 503);
+      assert.equal((await ready.json()).errors[0].extensions.code, 'SERVICE_UNAVAILABLE');
+      assert.equal((await fetch(`${url}/healthz`)).status, 200);
+
+      await proxy.start();
+      const deadline = Date.now() + 15_000;
+      let after = await gql(url);
+      while (after.status !== 200 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        after = await gql(url);
+      }
+      assert.equal(after.status, 200);
+      assert.equal(after.body.data.getOrganization.displayName, 'Outage Org');
+      assert.equal((await fetch(`${url}/readyz`)).status, 200);
+
+      assert.equal(serve.child.exitCode, null, 'the server process ended');
+      assert.doesNotMatch(serve.stdout(), /"statusCode":500/);
+      assert.doesNotMatch(serve.stderr(), /Error|Uncaught/);
+    });
+  });
+
+  describe('seen by a running server whose pooled connections go silently dead', () => {
+    let proxy: TcpProxy;
+    let serve: ServeProcess;
+    let url: string;
+    before(async () => {
+      proxy = proxyFor(database.url!);
+      await proxy.start();
+      serve = spawnServe({
+        DATABASE_URL: viaProxy(database.url!, proxy),
+        WFAPI_DB_POOL_SIZE: '3',
+        WFAPI_REQUEST_TIMEOUT_MS: '1000',
+      });
+      url = await serve.ready;
+    });
+    after(async () => {
+      await serve?.kill();
+      await proxy?.stop();
+    });
+
+    it('answers 503 during a network partition and recovers by itself although its old connections never answer', async () => {
+      // Fill the pool with connections that the partition will leave half-open.
+      for (const response of await Promise.all(Array.from({ length: 3 }, () => gql(url)))) {
+        assert.equal(response.status, 200);
+      }
+      proxy.silence();
+      for (const response of await Promise.all(Array.from({ length: 6 }, () => gql(url)))) {
+        assert.equal(response.status, 503);
+        assert.equal(response.body.errors[0].extensions.code, 'SERVICE_UNAVAILABLE');
+      }
+
+      proxy.resume();
+      const deadline = Date.now() + 20_000;
+      let healed = await gql(url);
+      while (healed.status !== 200 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        healed = await gql(url);
+      }
+      assert.equal(healed.status, 200, 'still failing 20 s after the partition ended');
+      assert.equal(serve.child.exitCode, null, 'the server process ended');
+      assert.doesNotMatch(serve.stdout(), /"statusCode":500/);
+    });
+  });
+
+  it('fails a transaction whose connection is cut as database-unavailable instead of crashing the process', async () => {
+    const proxy = proxyFor(database.url!);
+    await proxy.start();
+    const db = openPostgres(viaProxy(database.url!, proxy), { poolSize: 2, statementTimeoutMs: 10_000 });
+    try {
+      const cut = db.transaction(async (tx) => {
+        await tx.query('select 1');
+        await proxy.stop();
+        await tx.query('select 2');
+      });
+      await assert.rejects(cut, (error) => isDatabaseUnavailable(error));
+      await proxy.start();
+      assert.deepEqual(await db.query('select 3 as three'), [{ three: 3 }]);
+    } finally {
+      await db.close();
+      await proxy.stop();
+    }
+  });
+});
