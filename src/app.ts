@@ -58,8 +58,14 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   );
   keyUsage.start();
 
+  // Once closing, every answer ends its connection, so that idle keep-alive clients cannot hold the drain open.
+  let draining = false;
+  server.addHook('preClose', async () => {
+    draining = true;
+  });
   server.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (draining) reply.header('connection', 'close');
   });
 
   server.setErrorHandler((error: FastifyError, request, reply) => {

@@ -35,6 +35,8 @@ export function registerGraphqlRoutes(app: FastifyInstance, deps: GraphqlRouteDe
       throw isDatabaseUnavailable(error) ? unavailable() : error;
     }
     request.log = request.log.child({ organizationId: principal.organizationId, keyId: principal.keyId });
+    // Fastify logs the completion of a request through reply.log: it must carry the organization too.
+    reply.log = request.log;
     // A rate limiter outage must not take the API down: such requests are let through.
     const decision = await rateLimiter.take(`key:${principal.keyId}`, config.rateLimit).catch((error) => {
       request.log.warn({ err: error }, 'rate limiter unavailable');

@@ -1,6 +1,7 @@
 import { type App, buildApp } from '../../../app.js';
 import { type Config, loadConfig } from '../../../config.js';
 import { CliError } from '../../run.js';
+import { checkPortFree, listenFailure } from './port-check.js';
 
 export interface ServeFlags {
   port?: string | undefined;
@@ -18,6 +19,7 @@ export function serveConfig(env: Readonly<Record<string, string | undefined>>, f
 
 /** Opens the database, listens, and on SIGTERM/SIGINT drains in-flight requests before exiting. */
 export async function startServer(config: Config): Promise<{ app: App; url: string }> {
+  await checkPortFree(config.host, config.port);
   let app: App;
   try {
     app = await buildApp(config);
@@ -29,9 +31,7 @@ export async function startServer(config: Config): Promise<{ app: App; url: stri
     url = await app.listen();
   } catch (error) {
     await app.close().catch(() => {});
-    const code = (error as { code?: string }).code;
-    if (code === 'EADDRINUSE') throw new CliError(`port ${config.port} on ${config.host} is already in use`);
-    throw new CliError(`cannot listen on ${config.host}:${config.port}: ${oneLine(error)}`);
+    throw listenFailure(error, config.host, config.port);
   }
   const stop = (signal: string) => {
     app.server.log.info({ signal }, 'draining in-flight requests');
