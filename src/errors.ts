@@ -1,7 +1,7 @@
 /**
  * The one registry of error codes. Every error a client can see carries one of these codes in
  * `extensions.code`; the HTTP status of a request-level failure comes from here and nowhere else.
- * The README documents each code; test/errors.test.ts fails when the two drift apart.
+ * The README documents each code; test/http/error-registry.test.ts fails when the two drift apart.
  */
 export const ERROR_CODES = {
   UNAUTHENTICATED: {
