@@ -1,0 +1,173 @@
+/**
+ * Deployment histories. A workflow is registered and deployed at `registeredAt`; from the
+ * plan's start on, each UTC day may bring one change during working hours: a redeploy, a pause
+ * followed by an activation hours later, or a deploy that fails (an error message, no
+ * transaction) and is fixed by a successful one minutes later. Executions run only while the
+ * latest deployment is ACTIVE. Every change ends before 04:00 the next day, so whether a
+ * workflow runs at an instant depends on that day's change and the previous day's only.
+ */
+import type { DeploymentRecord, WorkflowRecord } from '../ingest/records.js';
+import { DAY, HOUR, MINUTE } from '../modules/shared/time.js';
+import { randomFor } from './prng.js';
+import { DEPLOY_ERRORS } from './vocabulary.js';
+import { type SimWorkflow, STREAM, type World } from './world.js';
+
+const CHANGE_PROBABILITY = 0.05;
+
+export interface DeploymentChange {
+  readonly kind: 'redeploy' | 'pause' | 'failed';
+  readonly at: number;
+  /** When the workflow runs again after a pause or a failed deploy. */
+  readonly resumeAt: number | undefined;
+  readonly records: readonly DeploymentRecord[];
+}
+
+/** A moment of the deployment timeline and the records it produces, in order. */
+export interface TimedRecords {
+  readonly time: number;
+  readonly workflowIndex: number;
+  readonly records: readonly (WorkflowRecord | DeploymentRecord)[];
+}
+
+const cache = new WeakMap<SimWorkflow, Map<number, DeploymentChange | null>>();
+
+/** The change of a workflow on a UTC day (days since the epoch), if any. Memoised per workflow. */
+export function changeOnDay(world: World, workflow: SimWorkflow, day: number): DeploymentChange | undefined {
+  let days = cache.get(workflow);
+  if (!days) {
+    days = new Map();
+    cache.set(workflow, days);
+  }
+  const known = days.get(day);
+  if (known !== undefined) return known ?? undefined;
+  if (days.size > 64) days.clear();
+  const change = drawChange(world, workflow, day);
+  days.set(day, change ?? null);
+  return change;
+}
+
+function drawChange(world: World, workflow: SimWorkflow, day: number): DeploymentChange | undefined {
+  const r = randomFor(world.seed, STREAM.deployments, workflow.index, day);
+  if (!r.chance(CHANGE_PROBABILITY)) return undefined;
+  const kind = r.weighted([
+    ['redeploy', 5],
+    ['pause', 3],
+    ['failed', 2],
+  ] as const);
+  const at = Math.floor(day * DAY + 8 * HOUR + r.between(0, 10 * HOUR));
+  if (at < world.start || at < workflow.registeredAt + DAY) return undefined;
+  const base = {
+    type: 'deployment' as const,
+    organizationId: world.plan.organizationId,
+    workflowUUID: workflow.uuid,
+    errorMessage: null,
+  };
+  const artifacts = () => {
+    const folder = workflow.initialDeployment.binaryURL.replace(/[^/]+\/binary\.wasm\.br$/, r.hex(12));
+    return { binaryURL: `${folder}/binary.wasm.br`, configURL: `${folder}/config.json` };
+  };
+  const active = (deployedAt: number): DeploymentRecord => ({
+    ...base,
+    uuid: r.uuid(),
+    status: 'ACTIVE',
+    deployedAt: new Date(deployedAt),
+    txHash: `0x${r.hex(64)}`,
+    ...artifacts(),
+  });
+  if (kind === 'redeploy') return { kind, at, resumeAt: undefined, records: [active(at)] };
+  if (kind === 'pause') {
+    const resumeAt = Math.floor(at + r.between(30 * MINUTE, 10 * HOUR));
+    const paused: DeploymentRecord = {
+      ...base,
+      uuid: r.uuid(),
+      status: 'PAUSED',
+      deployedAt: new Date(at),
+      txHash: `0x${r.hex(64)}`,
+      binaryURL: null,
+      configURL: null,
+    };
+    return {
+      kind,
+      at,
+      resumeAt,
+      records: [paused, { ...active(resumeAt), binaryURL: null, configURL: null }],
+    };
+  }
+  const resumeAt = Math.floor(at + r.between(5 * MINUTE, 90 * MINUTE));
+  const failed: DeploymentRecord = {
+    ...base,
+    uuid: r.uuid(),
+    status: 'FAILED',
+    deployedAt: new Date(at),
+    txHash: null,
+    ...artifacts(),
+    errorMessage: r.pick(DEPLOY_ERRORS)(r),
+  };
+  return { kind, at, resumeAt, records: [failed, active(resumeAt)] };
+}
+
+/** Whether the workflow's latest deployment is ACTIVE at `time`, i.e. it takes triggers. */
+export function isRunning(world: World, workflow: SimWorkflow, time: number): boolean {
+  if (time < workflow.registeredAt) return false;
+  const day = Math.floor(time / DAY);
+  for (const d of [day - 1, day]) {
+    const change = changeOnDay(world, workflow, d);
+    if (change?.resumeAt !== undefined && change.at <= time && time < change.resumeAt) return false;
+  }
+  return true;
+}
+
+export function workflowRecord(world: World, workflow: SimWorkflow): WorkflowRecord {
+  return {
+    type: 'workflow',
+    organizationId: world.plan.organizationId,
+    uuid: workflow.uuid,
+    workflowId: workflow.workflowId,
+    name: workflow.name,
+    ownerAddress: workflow.ownerAddress,
+    status: 'ACTIVE',
+    registeredAt: new Date(workflow.registeredAt),
+    workflowSource: workflow.source,
+  };
+}
+
+function initialDeploymentRecord(world: World, workflow: SimWorkflow): DeploymentRecord {
+  return {
+    type: 'deployment',
+    organizationId: world.plan.organizationId,
+    workflowUUID: workflow.uuid,
+    status: 'ACTIVE',
+    deployedAt: new Date(workflow.registeredAt),
+    errorMessage: null,
+    ...workflow.initialDeployment,
+  };
+}
+
+/**
+ * Registrations (the workflow record and its first deployment) and deployment changes that
+ * happen in (after, until], in time order.
+ */
+export function deploymentTimeline(world: World, after: number, until: number): TimedRecords[] {
+  const out: TimedRecords[] = [];
+  for (const workflow of world.workflows) {
+    if (workflow.registeredAt > after && workflow.registeredAt <= until) {
+      out.push({
+        time: workflow.registeredAt,
+        workflowIndex: workflow.index,
+        records: [workflowRecord(world, workflow), initialDeploymentRecord(world, workflow)],
+      });
+    }
+  }
+  const firstDay = Math.floor(Math.max(after, world.start) / DAY) - 1;
+  const lastDay = Math.floor(until / DAY);
+  for (let day = firstDay; day <= lastDay; day++) {
+    for (const workflow of world.workflows) {
+      for (const record of changeOnDay(world, workflow, day)?.records ?? []) {
+        const time = record.deployedAt.getTime();
+        if (time > after && time <= until)
+          out.push({ time, workflowIndex: workflow.index, records: [record] });
+      }
+    }
+  }
+  return out.sort((a, b) => a.time - b.time || a.workflowIndex - b.workflowIndex);
+}

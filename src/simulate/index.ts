@@ -1,0 +1,9 @@
+/** The platform simulator's public surface: build a world from a plan, then read its records. */
+export type { Arrival } from './arrivals.js';
+export { isRunning } from './deployments.js';
+export { buildExecution, DETAILS, type Detail, MAX_EXECUTION_MS } from './execution.js';
+export { type Incident, incidentAt, incidentsOnDay } from './incidents.js';
+export { type LiveBatch, type LiveOptions, liveBatches } from './live.js';
+export { toNdjsonLine } from './ndjson.js';
+export { emptyCounts, type RecordCounts, recordsBetween, type WindowOptions } from './stream.js';
+export { createWorld, type SimulationPlan, type SimWorkflow, type World } from './world.js';

@@ -1,0 +1,222 @@
+/**
+ * The simulated world: one organization's owners, nodes and workflow catalogue, each workflow
+ * with its trigger (a cron schedule, or an arrival rate of HTTP calls or on-chain logs), chain,
+ * failure rate and TEE share. A plan always gives the same world. Arrival rates are calibrated
+ * so that the expected number of executions in [start, start + days) is the plan's `executions`.
+ */
+import { DAY, MINUTE } from '../modules/shared/time.js';
+import { FAILURES, type Failure } from './failures.js';
+import { hashText, type Random, randomFor } from './prng.js';
+import { TEMPLATES, type Template } from './templates.js';
+import {
+  address,
+  CHAINS,
+  type Chain,
+  CRON_SCHEDULES,
+  type CronSchedule,
+  DON_SIZE,
+  nodeId,
+  ORGANIZATIONS,
+} from './vocabulary.js';
+
+export interface SimulationPlan {
+  readonly seed: string;
+  readonly organizationId: string;
+  readonly workflows: number;
+  /** The instant executions begin (ms since the epoch); most workflows are registered earlier. */
+  readonly start: number;
+  readonly days: number;
+  /** Expected executions in [start, start + days); they keep coming after that at the same rates. */
+  readonly executions: number;
+}
+
+/** Independent random streams of a world, one per kind of thing it invents. */
+export const STREAM = {
+  organization: 1,
+  workflow: 2,
+  deployments: 3,
+  incidents: 4,
+  arrivals: 5,
+  execution: 6,
+} as const;
+
+export type Trigger =
+  | { readonly kind: 'cron'; readonly schedule: CronSchedule }
+  /** Poisson arrivals at `perMs` on average, drawn per slot of `slotMs` (a divisor of a day). */
+  | { readonly kind: 'http' | 'log'; readonly perMs: number; readonly slotMs: number };
+
+export interface InitialDeployment {
+  readonly uuid: string;
+  readonly txHash: string;
+  readonly binaryURL: string;
+  readonly configURL: string;
+}
+
+export interface SimWorkflow {
+  readonly index: number;
+  readonly uuid: string;
+  readonly workflowId: string;
+  readonly name: string;
+  readonly ownerAddress: string;
+  readonly source: string;
+  /** Registration and first deployment happen at this instant. */
+  readonly registeredAt: number;
+  readonly initialDeployment: InitialDeployment;
+  readonly template: Template;
+  readonly subject: string;
+  readonly chain: Chain;
+  readonly host: string;
+  readonly contract: string;
+  readonly trigger: Trigger;
+  readonly failureRate: number;
+  /** Share of executions run in a trusted execution environment: 0, 0.5 or 1. */
+  readonly teeShare: number;
+  /** Failures this workflow's stages can have, user errors and system errors apart. */
+  readonly failures: { readonly user: readonly Failure[]; readonly system: readonly Failure[] };
+}
+
+export interface World {
+  readonly plan: SimulationPlan;
+  readonly seed: number;
+  readonly start: number;
+  readonly end: number;
+  readonly organization: { readonly displayName: string; readonly slug: string };
+  readonly owners: readonly string[];
+  /** The nodes every execution runs on. */
+  readonly nodes: readonly string[];
+  readonly chains: readonly Chain[];
+  readonly workflows: readonly SimWorkflow[];
+}
+
+const SLOT_WIDTHS = [MINUTE, 5 * MINUTE, 15 * MINUTE, 60 * MINUTE, 360 * MINUTE, DAY];
+/** Expected arrivals per slot the slot width is chosen for: small slots for busy workflows. */
+const ARRIVALS_PER_SLOT = 3;
+
+export function createWorld(plan: SimulationPlan): World {
+  if (!Number.isInteger(plan.workflows) || plan.workflows < 1) throw new RangeError('workflows must be >= 1');
+  if (!(plan.days > 0)) throw new RangeError('days must be > 0');
+  if (!(plan.executions >= 0)) throw new RangeError('executions must be >= 0');
+  const seed = hashText(plan.seed);
+  const org = randomFor(seed, STREAM.organization);
+  const organization = org.pick(ORGANIZATIONS);
+  const owners = Array.from({ length: org.intBetween(1, 3) }, () => address(org));
+  const nodes = Array.from({ length: DON_SIZE }, () => nodeId(org));
+  const templates = shuffled(org, TEMPLATES);
+  const start = plan.start;
+  const end = start + plan.days * DAY;
+
+  const names = new Set<string>();
+  const drafts = Array.from({ length: plan.workflows }, (_, index) => {
+    const r = randomFor(seed, STREAM.workflow, index);
+    const template = templates[index % templates.length]!;
+    const subject = uniqueSubject(r, template, names);
+    const name = `${subject}-${template.suffix}${names.has(`${subject}-${template.suffix}`) ? `-${index}` : ''}`;
+    names.add(name);
+    const registeredAt =
+      index < 3 || r.chance(0.75)
+        ? Math.floor(start - r.between(1, 90) * DAY)
+        : Math.floor(start + r.between(0, 0.6) * plan.days * DAY);
+    const artifacts = `https://storage.googleapis.com/${organization.slug}-workflows/${name}/${r.hex(12)}`;
+    const chain = r.weighted(CHAINS.map((c, i) => [c, i < 3 ? 3 : 1] as const));
+    const stages = new Set<string>(template.steps);
+    if (template.trigger === 'http') stages.add('trigger');
+    const reachable = FAILURES.filter((f) => stages.has(f.stage));
+    return {
+      index,
+      uuid: r.uuid(),
+      workflowId: r.hex(64),
+      name,
+      ownerAddress: r.pick(owners),
+      source: r.chance(0.7) ? `https://github.com/${organization.slug}/workflows/tree/main/${name}` : 'cli',
+      registeredAt,
+      initialDeployment: {
+        uuid: r.uuid(),
+        txHash: `0x${r.hex(64)}`,
+        binaryURL: `${artifacts}/binary.wasm.br`,
+        configURL: `${artifacts}/config.json`,
+      },
+      template,
+      subject,
+      chain,
+      host: template.hosts.length > 0 ? r.pick(template.hosts) : 'api.example.com',
+      contract: address(r),
+      failureRate: index % 7 === 3 ? r.between(0.08, 0.15) : Math.min(0.08, r.logNormal(0.015, 0.6)),
+      teeShare: index % 5 === 2 ? 1 : index % 10 === 4 ? 0.5 : 0,
+      failures: {
+        user: reachable.filter((f) => f.classified === 'USER_ERROR'),
+        system: reachable.filter((f) => f.classified === 'SYSTEM_ERROR'),
+      },
+      weight: template.weight * r.logNormal(1, 0.8),
+    };
+  });
+  const triggers = calibrate(drafts, plan, start, end);
+  const workflows = drafts.map(({ weight: _weight, ...draft }, i) => ({ ...draft, trigger: triggers[i]! }));
+  const chains = [...new Set(workflows.map((w) => w.chain))];
+  return { plan, seed, start, end, organization, owners, nodes, chains, workflows };
+}
+
+/**
+ * Gives cron workflows the schedule nearest their share of the daily budget, then spreads what
+ * the cron ticks leave of `executions` over the event-driven workflows by weight and active time.
+ */
+function calibrate(
+  drafts: readonly { template: Template; weight: number; registeredAt: number }[],
+  plan: SimulationPlan,
+  start: number,
+  end: number,
+): Trigger[] {
+  const totalWeight = drafts.reduce((sum, d) => sum + d.weight, 0);
+  const perDay = plan.executions / plan.days;
+  const activeMs = (d: { registeredAt: number }) => Math.max(0, end - Math.max(start, d.registeredAt));
+  let cronExecutions = 0;
+  const schedules = drafts.map((d) => {
+    if (d.template.trigger !== 'cron') return undefined;
+    const targetMs = DAY / Math.max((perDay * d.weight) / totalWeight, 1e-9);
+    const schedule = nearestSchedule(targetMs);
+    const from = Math.max(start, d.registeredAt);
+    cronExecutions += Math.max(
+      0,
+      Math.ceil(end / schedule.intervalMs) - Math.ceil(from / schedule.intervalMs),
+    );
+    return schedule;
+  });
+  const remaining = Math.max(plan.executions - cronExecutions, plan.executions * 0.02);
+  const eventExposure = drafts.reduce(
+    (sum, d) => (d.template.trigger === 'cron' ? sum : sum + d.weight * activeMs(d)),
+    0,
+  );
+  return drafts.map((d, i): Trigger => {
+    const schedule = schedules[i];
+    if (schedule) return { kind: 'cron', schedule };
+    const perMs = eventExposure > 0 ? (remaining * d.weight) / eventExposure : 0;
+    const slotMs = [...SLOT_WIDTHS].reverse().find((w) => perMs * w <= ARRIVALS_PER_SLOT) ?? MINUTE;
+    return { kind: d.template.trigger as 'http' | 'log', perMs, slotMs };
+  });
+}
+
+function nearestSchedule(targetMs: number): CronSchedule {
+  let best = CRON_SCHEDULES[0]!;
+  for (const schedule of CRON_SCHEDULES) {
+    if (Math.abs(Math.log(schedule.intervalMs / targetMs)) < Math.abs(Math.log(best.intervalMs / targetMs)))
+      best = schedule;
+  }
+  return best;
+}
+
+function uniqueSubject(r: Random, template: Template, taken: ReadonlySet<string>): string {
+  const first = r.int(template.subjects.length);
+  for (let i = 0; i < template.subjects.length; i++) {
+    const subject = template.subjects[(first + i) % template.subjects.length]!;
+    if (!taken.has(`${subject}-${template.suffix}`)) return subject;
+  }
+  return template.subjects[first]!;
+}
+
+function shuffled<T>(r: Random, items: readonly T[]): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = r.int(i + 1);
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
