@@ -13,7 +13,9 @@ function timeFrom(value: unknown): Date {
   if (typeof value !== 'string') badValue('Time must be an RFC 3339 string such as "2026-08-31T14:32:18Z"');
   return (
     parseTime(value) ??
-    badValue(`Time must be an RFC 3339 date-time with an offset, got "${value.slice(0, 64)}"`)
+    badValue(
+      `Time must be an RFC 3339 date-time with an offset, in years 0001 to 9999 UTC, got "${value.slice(0, 64)}"`,
+    )
   );
 }
 

@@ -222,6 +222,35 @@ describe('workflowActivity', () => {
     assert.ok(widest.length <= 1000);
   });
 
+  it('answers buckets up to the last representable instant and rejects buckets beyond either end', async () => {
+    const tenant = await createTenant(ctx.db);
+    const wf = workflow(tenant.organizationId);
+    await ingest(ctx.db, [
+      wf,
+      execution(tenant.organizationId, wf.uuid as string, { startedAt: '9999-12-31T22:59:59.999Z' }),
+      execution(tenant.organizationId, wf.uuid as string, { startedAt: '1970-01-01T00:00:00Z' }),
+    ]);
+    const late = await activity(tenant, { from: '9999-12-30T23:00:00Z', to: '9999-12-31T22:59:59.999Z' });
+    assert.equal(late.at(-1)!.to, '9999-12-31T23:00:00Z');
+    assert.equal(late.at(-1)!.successCount, 1);
+    const epoch = await activity(tenant, { from: '1970-01-01T00:00:00Z', to: '1970-01-01T01:00:00Z' });
+    assert.equal(epoch[0]!.successCount, 1);
+    const early = await activity(tenant, { from: '0001-01-01T00:00:00Z', to: '0001-01-01T01:00:00Z' });
+    assert.equal(early[0]!.from, '0001-01-01T00:00:00Z');
+    assert.equal(early.length, 13);
+    for (const input of [
+      { to: '0001-01-01T05:00:00Z' },
+      { from: '0001-01-02T00:00:00Z', to: '0001-06-01T00:00:00Z' },
+      { from: '9999-12-31T22:00:00Z', to: '9999-12-31T23:59:59.999Z' },
+    ]) {
+      assertFieldError(
+        await ctx.server.gql(tenant.key, ACTIVITY, { input }),
+        'BAD_USER_INPUT',
+        'the buckets of from..to must lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z',
+      );
+    }
+  });
+
   it('answers an empty list for an unknown, malformed or foreign workflow uuid', async () => {
     const tenant = await createTenant(ctx.db);
     const other = await createTenant(ctx.db, 'Other');

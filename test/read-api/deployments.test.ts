@@ -167,6 +167,7 @@ describe('workflowDeployments and workflowDeployment', () => {
     assert.deepEqual(await between('2026-01-02T12:30:00.251Z'), expect(d3));
     assert.deepEqual(await between(undefined, '2026-01-02T12:30:00.249Z'), expect(d1));
     assert.deepEqual(await between('2026-01-01T00:00:00Z', '2026-01-03T00:00:00Z'), expect(d1, d2, d3));
+    assert.deepEqual(await between('0001-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z'), expect(d1, d2, d3));
     const response = await ctx.server.gql(tenant.key, LIST, {
       input: { workflowUUID: w, from: '2026-01-02T00:00:00.001Z', to: '2026-01-02T00:00:00Z' },
     });

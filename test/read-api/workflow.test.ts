@@ -221,6 +221,42 @@ describe('workflow', () => {
     }
   });
 
+  it('accepts instants from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z and rejects any outside', async () => {
+    const tenant = await createTenant(ctx.db);
+    const org = tenant.organizationId;
+    const wf = workflow(org);
+    const w = wf.uuid as string;
+    await ingest(ctx.db, [
+      wf,
+      execution(org, w, { startedAt: '1970-01-01T00:00:00Z' }),
+      execution(org, w, { startedAt: '2026-01-01T00:00:00Z' }),
+      execution(org, w, { startedAt: '9999-12-31T23:59:59.999Z', status: 'FAILURE' }),
+    ]);
+    const query = `query($from: Time!) { workflow(input: {uuid: "${w}", from: $from}) {
+      data { executionCount executionCountByStatus { failure } executedAt } } }`;
+    const ask = (from: string) => ctx.server.gql(tenant.key, query, { from });
+    const cases: Array<[string, number]> = [
+      ['0001-01-01T00:00:00Z', 3],
+      ['1970-01-01T00:00:00.001Z', 2],
+      ['9999-12-30T00:00:00Z', 1],
+      ['9999-12-31T12:34:56.789Z', 1],
+      ['9999-12-31T23:59:59.999Z', 1],
+      ['9999-12-31T23:59:59-00:00', 1],
+    ];
+    for (const [from, count] of cases) {
+      const data = dataOf(await ask(from)).workflow.data;
+      assert.equal(data.executionCount, count, from);
+      assert.equal(data.executedAt, '9999-12-31T23:59:59.999Z');
+    }
+    for (const from of [
+      '0000-12-31T23:59:59.999Z',
+      '0001-01-01T00:30:00+01:00',
+      '9999-12-31T23:59:59-05:00',
+    ]) {
+      assertOneError(await ask(from), 'BAD_USER_INPUT', /in years 0001 to 9999 UTC/);
+    }
+  });
+
   it('accepts the input inline, field by field, or as one variable', async () => {
     const tenant = await createTenant(ctx.db);
     const wf = workflow(tenant.organizationId, { name: 'Inline' });

@@ -2,7 +2,7 @@ import { badInput } from '../../errors.js';
 import type { ModuleResolvers } from '../../graphql/resolver-types.js';
 import { activityBucketWidth, bucketsCovering } from '../shared/buckets.js';
 import { checkRange } from '../shared/paging.js';
-import { DAY } from '../shared/time.js';
+import { DAY, formatTime, MAX_TIME, MIN_TIME } from '../shared/time.js';
 import { normalizeUuid } from '../shared/uuid.js';
 import { countWindows } from '../shared/window-counts.store.js';
 import { findWorkflow } from '../workflows/workflows.store.js';
@@ -21,6 +21,12 @@ export const activityResolvers: ModuleResolvers = {
       const buckets = bucketsCovering(from, to, width);
       if (buckets.length > MAX_ACTIVITY_BUCKETS) {
         throw badInput(`the range from..to must cover at most ${MAX_ACTIVITY_BUCKETS} buckets of 7 days`);
+      }
+      // Bucket edges are answered as Time values, so they must be ones the scalar can write.
+      if (buckets[0]!.from < MIN_TIME || buckets.at(-1)!.to > MAX_TIME) {
+        throw badInput(
+          `the buckets of from..to must lie between ${formatTime(new Date(MIN_TIME))} and ${formatTime(new Date(MAX_TIME))}`,
+        );
       }
       let workflowUuid: string | null = null;
       if (input.workflowUUID !== undefined && input.workflowUUID !== null) {
