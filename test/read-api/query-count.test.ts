@@ -115,6 +115,30 @@ describe('SQL statements per page', () => {
     }
   });
 
+  it('computes only the requested fields: no aggregate or count query for a bare page', async () => {
+    const aggregate = /workflow_rollups|execution_rollups|from executions|count\(\*\)/i;
+    const workflows = await statementsFor(
+      '{ workflows(input: {page: {size: 100}}) { data { uuid name status } } }',
+      {},
+    );
+    assert.equal(workflows.data.workflows.data.length, 100);
+    assert.deepEqual(
+      workflows.statements.filter((sql) => aggregate.test(sql)),
+      [],
+    );
+    const deployments = await statementsFor(
+      'query($w: String!) { workflowDeployments(input: {workflowUUID: $w, page: {size: 100}}) { data { uuid txHash } } }',
+      { w: busyWorkflow },
+    );
+    assert.equal(deployments.data.workflowDeployments.data.length, 100);
+    assert.deepEqual(
+      deployments.statements.filter((sql) => aggregate.test(sql)),
+      [],
+    );
+    const counted = await statementsFor('{ workflows(input: {}) { count } }', {});
+    assert.equal(counted.statements.filter((sql) => aggregate.test(sql)).length, 1);
+  });
+
   it('costs the same number of statements for 10 and for 100 deployments with their reign counts', async () => {
     const query = `query($w: String!, $size: Int!) {
       workflowDeployments(input: {workflowUUID: $w, page: {size: $size}}) { count data { ${DEPLOYMENT_FIELDS} } } }`;
