@@ -161,6 +161,13 @@ export async function executeGraphqlRequest<Context>(
         },
       );
     }
+    // GraphQL over HTTP: a GET never runs a mutation (links and prefetches must be safe).
+    if (request.method === 'GET' && prepared.operation !== 'query') {
+      throw new AppError('BAD_USER_INPUT', 'Mutations must be sent with POST', {
+        status: 405,
+        headers: { allow: 'POST' },
+      });
+    }
     const invalidVariables = variableErrors(
       endpoint.documents.schema,
       prepared.variableDefinitions,
