@@ -56,54 +56,60 @@ function drawChange(world: World, workflow: SimWorkflow, day: number): Deploymen
   ] as const);
   const at = Math.floor(day * DAY + 8 * HOUR + r.between(0, 10 * HOUR));
   if (at < world.start || at < workflow.registeredAt + DAY) return undefined;
-  const base = {
-    type: 'deployment' as const,
-    organizationId: world.plan.organizationId,
-    workflowUUID: workflow.uuid,
-    errorMessage: null,
-  };
-  const artifacts = () => {
+  const deployment = (
+    status: DeploymentRecord['status'],
+    deployedAt: number,
+    fields: { txHash: boolean; artifacts: boolean; errorMessage?: string },
+  ): DeploymentRecord => {
+    const uuid = r.uuid();
+    const txHash = fields.txHash ? `0x${r.hex(64)}` : null;
     const folder = workflow.initialDeployment.binaryURL.replace(/[^/]+\/binary\.wasm\.br$/, r.hex(12));
-    return { binaryURL: `${folder}/binary.wasm.br`, configURL: `${folder}/config.json` };
-  };
-  const active = (deployedAt: number): DeploymentRecord => ({
-    ...base,
-    uuid: r.uuid(),
-    status: 'ACTIVE',
-    deployedAt: new Date(deployedAt),
-    txHash: `0x${r.hex(64)}`,
-    ...artifacts(),
-  });
-  if (kind === 'redeploy') return { kind, at, resumeAt: undefined, records: [active(at)] };
-  if (kind === 'pause') {
-    const resumeAt = Math.floor(at + r.between(30 * MINUTE, 10 * HOUR));
-    const paused: DeploymentRecord = {
-      ...base,
-      uuid: r.uuid(),
-      status: 'PAUSED',
-      deployedAt: new Date(at),
-      txHash: `0x${r.hex(64)}`,
-      binaryURL: null,
-      configURL: null,
+    return {
+      type: 'deployment',
+      organizationId: world.plan.organizationId,
+      uuid,
+      workflowUUID: workflow.uuid,
+      status,
+      deployedAt: new Date(deployedAt),
+      txHash,
+      errorMessage: fields.errorMessage ?? null,
+      binaryURL: fields.artifacts ? `${folder}/binary.wasm.br` : null,
+      configURL: fields.artifacts ? `${folder}/config.json` : null,
     };
+  };
+  if (kind === 'redeploy') {
+    return {
+      kind,
+      at,
+      resumeAt: undefined,
+      records: [deployment('ACTIVE', at, { txHash: true, artifacts: true })],
+    };
+  }
+  if (kind === 'pause') {
+    // Pausing and activating are transactions on the registry; the binary stays as it was.
+    const resumeAt = Math.floor(at + r.between(30 * MINUTE, 10 * HOUR));
     return {
       kind,
       at,
       resumeAt,
-      records: [paused, { ...active(resumeAt), binaryURL: null, configURL: null }],
+      records: [
+        deployment('PAUSED', at, { txHash: true, artifacts: false }),
+        deployment('ACTIVE', resumeAt, { txHash: true, artifacts: false }),
+      ],
     };
   }
+  // A deploy refused before any transaction, then the fixed version a little later.
   const resumeAt = Math.floor(at + r.between(5 * MINUTE, 90 * MINUTE));
-  const failed: DeploymentRecord = {
-    ...base,
-    uuid: r.uuid(),
-    status: 'FAILED',
-    deployedAt: new Date(at),
-    txHash: null,
-    ...artifacts(),
-    errorMessage: r.pick(DEPLOY_ERRORS)(r),
+  const errorMessage = r.pick(DEPLOY_ERRORS)(r);
+  return {
+    kind,
+    at,
+    resumeAt,
+    records: [
+      deployment('FAILED', at, { txHash: false, artifacts: true, errorMessage }),
+      deployment('ACTIVE', resumeAt, { txHash: true, artifacts: true }),
+    ],
   };
-  return { kind, at, resumeAt, records: [failed, active(resumeAt)] };
 }
 
 /** Whether the workflow's latest deployment is ACTIVE at `time`, i.e. it takes triggers. */
@@ -132,14 +138,18 @@ export function workflowRecord(world: World, workflow: SimWorkflow): WorkflowRec
 }
 
 function initialDeploymentRecord(world: World, workflow: SimWorkflow): DeploymentRecord {
+  const { uuid, txHash, binaryURL, configURL } = workflow.initialDeployment;
   return {
     type: 'deployment',
     organizationId: world.plan.organizationId,
+    uuid,
     workflowUUID: workflow.uuid,
     status: 'ACTIVE',
     deployedAt: new Date(workflow.registeredAt),
+    txHash,
     errorMessage: null,
-    ...workflow.initialDeployment,
+    binaryURL,
+    configURL,
   };
 }
 

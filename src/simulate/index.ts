@@ -6,4 +6,10 @@ export { type Incident, incidentAt, incidentsOnDay } from './incidents.js';
 export { type LiveBatch, type LiveOptions, liveBatches } from './live.js';
 export { toNdjsonLine } from './ndjson.js';
 export { emptyCounts, type RecordCounts, recordsBetween, type WindowOptions } from './stream.js';
-export { createWorld, type SimulationPlan, type SimWorkflow, type World } from './world.js';
+export {
+  createWorld,
+  organizationProfile,
+  type SimulationPlan,
+  type SimWorkflow,
+  type World,
+} from './world.js';

@@ -97,8 +97,9 @@ export function createWorld(plan: SimulationPlan): World {
   if (!(plan.days > 0)) throw new RangeError('days must be > 0');
   if (!(plan.executions >= 0)) throw new RangeError('executions must be >= 0');
   const seed = hashText(plan.seed);
+  const { displayName, slug } = organizationProfile(plan.seed);
+  const organization = { displayName, slug };
   const org = randomFor(seed, STREAM.organization);
-  const organization = org.pick(ORGANIZATIONS);
   const owners = Array.from({ length: org.intBetween(1, 3) }, () => address(org));
   const nodes = Array.from({ length: DON_SIZE }, () => nodeId(org));
   const templates = shuffled(org, TEMPLATES);
@@ -153,6 +154,19 @@ export function createWorld(plan: SimulationPlan): World {
   const workflows = drafts.map(({ weight: _weight, ...draft }, i) => ({ ...draft, trigger: triggers[i]! }));
   const chains = [...new Set(workflows.map((w) => w.chain))];
   return { plan, seed, start, end, organization, owners, nodes, chains, workflows };
+}
+
+/**
+ * The organization a seed simulates: its name, and the id its records carry when no
+ * organization id is given (stable, so that a file generated twice is the same file).
+ */
+export function organizationProfile(seedText: string): {
+  displayName: string;
+  slug: string;
+  defaultId: string;
+} {
+  const r = randomFor(hashText(seedText), STREAM.organization, 0);
+  return { ...r.pick(ORGANIZATIONS), defaultId: r.uuid() };
 }
 
 /**

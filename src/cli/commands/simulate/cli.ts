@@ -1,0 +1,120 @@
+import cliProgress from 'cli-progress';
+import { type Command, Option } from 'commander';
+import type { RecordCounts } from '../../../simulate/index.js';
+import { EXIT } from '../../run.js';
+import { type SimulateFlags, type SimulateSummary, simulateMain, simulateSettings, totalOf } from './main.js';
+
+const SHOWN_REJECTIONS = 20;
+const number = (n: number) => n.toLocaleString('en-US');
+
+function describe(counts: RecordCounts): string {
+  return Object.entries(counts)
+    .map(([type, n]) => `${number(n)} ${type}${n === 1 ? '' : 's'}`)
+    .join(', ');
+}
+
+function printSummary(summary: SimulateSummary): void {
+  const total = totalOf(summary.counts);
+  const rate = Math.round(total / Math.max(summary.seconds, 0.001));
+  process.stderr.write(
+    `simulated ${number(total)} records (${describe(summary.counts)}) in ${summary.seconds.toFixed(1)} s ` +
+      `(${number(rate)} records/s) for organization ${summary.organizationId}\n`,
+  );
+  if (summary.accepted !== undefined) {
+    process.stderr.write(
+      `the server accepted ${number(summary.accepted)}, rejected ${number(summary.rejectedCount)}\n`,
+    );
+  }
+  for (const rejection of summary.rejected.slice(0, SHOWN_REJECTIONS)) {
+    process.stderr.write(`line ${rejection.line}: ${rejection.error}\n`);
+  }
+  if (summary.rejectedCount > SHOWN_REJECTIONS) {
+    process.stderr.write(`... and ${number(summary.rejectedCount - SHOWN_REJECTIONS)} more rejected lines\n`);
+  }
+  if (summary.tenant) {
+    process.stdout.write(
+      `organization  ${summary.tenant.displayName} (${summary.tenant.organizationId})\n` +
+        `member        ${summary.tenant.memberEmail} (ROOT, deploy access)\n` +
+        `API key       ${summary.tenant.apiKey}\n` +
+        'The API key is shown only this once; store it now.\n',
+    );
+  }
+}
+
+export function register(program: Command): void {
+  program
+    .command('simulate')
+    .description(
+      'Generate a lifelike workflow platform (workflows, deployments, executions, events, logs) as NDJSON ' +
+        'ingestion records: deterministic for a seed, to standard output, a file, or a server',
+    )
+    .option('--seed <text>', 'random seed: the same seed, options and --until give the same bytes', '1')
+    .option('--days <n>', 'days of history, ending at --until', '30')
+    .option('--workflows <n>', 'workflows of the organization', '20')
+    .option(
+      '--executions <n>',
+      'executions expected in the history (the actual count is within a few %)',
+      '100000',
+    )
+    .option('--until <time>', 'end of the history, RFC 3339 (default: now)')
+    .option(
+      '--organization-id <uuid>',
+      'organization the records belong to (default: derived from the seed, or created with --to and --admin-token)',
+    )
+    .option(
+      '--detail <level>',
+      "full (events, every node's logs), compact (events, a few logs) or none",
+      'full',
+    )
+    .option('-o, --out <file>', 'write to this file instead of standard output')
+    .option('--to <url>', "send to a running server's ingestion endpoint (POST <url>/ingest) instead")
+    .addOption(new Option('--token <token>', 'ingest token for --to').env('WFAPI_INGEST_TOKEN'))
+    .addOption(
+      new Option(
+        '--admin-token <token>',
+        'with --to and no --organization-id: create an organization, a member and an API key first',
+      ).env('WFAPI_ADMIN_TOKEN'),
+    )
+    .option('--live', 'after the history, keep producing what happens in real time until interrupted')
+    .action(async (flags: SimulateFlags) => {
+      const settings = simulateSettings(flags);
+      const controller = new AbortController();
+      const stop = () => controller.abort();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      const bar = process.stderr.isTTY
+        ? new cliProgress.SingleBar(
+            {
+              stream: process.stderr,
+              format: '{bar} {percentage}% | {executions} executions | {records} records',
+              hideCursor: true,
+            },
+            cliProgress.Presets.shades_classic,
+          )
+        : undefined;
+      bar?.start(Math.max(settings.executions, 1), 0, { executions: 0, records: 0 });
+      try {
+        const summary = await simulateMain(settings, {
+          stdout: process.stdout,
+          signal: controller.signal,
+          onProgress: (counts) =>
+            bar?.update(Math.min(counts.execution, settings.executions), {
+              executions: number(counts.execution),
+              records: number(totalOf(counts)),
+            }),
+          onNotice: (text) => process.stderr.write(`${text}\n`),
+        });
+        bar?.stop();
+        printSummary(summary);
+        if (summary.rejectedCount > 0) process.exitCode = EXIT.FAILURE;
+        else if (controller.signal.aborted && !settings.live) {
+          process.stderr.write('interrupted: the output is incomplete\n');
+          process.exitCode = EXIT.FAILURE;
+        }
+      } finally {
+        bar?.stop();
+        process.removeListener('SIGINT', stop);
+        process.removeListener('SIGTERM', stop);
+      }
+    });
+}

@@ -1,0 +1,289 @@
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import type { Writable } from 'node:stream';
+import {
+  type IngestTarget,
+  IngestUploadError,
+  type UploadResult,
+  uploadNdjson,
+} from '../../../ingest/ingest-client.js';
+import type { IngestRecord } from '../../../ingest/records.js';
+import { DAY, parseTime } from '../../../modules/shared/time.js';
+import { normalizeUuid } from '../../../modules/shared/uuid.js';
+import {
+  createWorld,
+  DETAILS,
+  type Detail,
+  emptyCounts,
+  liveBatches,
+  organizationProfile,
+  type RecordCounts,
+  recordsBetween,
+  type SimulationPlan,
+  toNdjsonLine,
+} from '../../../simulate/index.js';
+import { CliError, EXIT } from '../../run.js';
+import { LineWriter } from './line-writer.js';
+import { type CreatedTenant, createTenant } from './tenant.js';
+
+export interface SimulateFlags {
+  seed: string;
+  days: string;
+  workflows: string;
+  executions: string;
+  until?: string | undefined;
+  organizationId?: string | undefined;
+  detail: string;
+  out?: string | undefined;
+  to?: string | undefined;
+  token?: string | undefined;
+  adminToken?: string | undefined;
+  live?: boolean | undefined;
+}
+
+export interface SimulateSettings {
+  readonly seed: string;
+  readonly days: number;
+  readonly workflows: number;
+  readonly executions: number;
+  readonly until: number;
+  /** Absent: derived from the seed, or created on the target with the admin token. */
+  readonly organizationId: string | undefined;
+  readonly detail: Detail;
+  readonly out: string | undefined;
+  readonly to: IngestTarget | undefined;
+  readonly adminToken: string | undefined;
+  readonly live: boolean;
+}
+
+export interface SimulateSummary {
+  organizationId: string;
+  /** The organization, member and key created on the target, when one was. */
+  tenant: CreatedTenant | undefined;
+  counts: RecordCounts;
+  seconds: number;
+  /** The target's answer, with --to. */
+  accepted: number | undefined;
+  rejected: Array<{ line: number; error: string }>;
+  rejectedCount: number;
+}
+
+export interface SimulateIo {
+  readonly stdout: Writable;
+  readonly signal: AbortSignal;
+  /** Called every few thousand records with the counts so far. */
+  onProgress?(counts: RecordCounts): void;
+  /** One-line notices for the operator (the organization used, retries). */
+  onNotice?(text: string): void;
+}
+
+/** Records per batch handed to the writer or the upload. */
+const BATCH_RECORDS = 2000;
+/** Rejections kept in the summary; the rest are counted. */
+const MAX_REJECTIONS = 1000;
+
+/** The earliest history start that keeps every registration (up to 90 days earlier) after 1970. */
+const EARLIEST_START = 100 * DAY;
+
+function usage(message: string): never {
+  throw new CliError(message, EXIT.USAGE);
+}
+
+function numberFlag(text: string, name: string, min: number, max: number, integer: boolean): number {
+  const value = Number(text.replace(/_/g, ''));
+  if (!Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
+    usage(`${name} must be ${integer ? 'a whole number' : 'a number'} from ${min} to ${max}, got "${text}"`);
+  }
+  return value;
+}
+
+/** Checks every flag before anything is generated; a problem is a usage error. */
+export function simulateSettings(flags: SimulateFlags, now = Date.now()): SimulateSettings {
+  if (flags.seed === '') usage('--seed must not be empty');
+  const days = numberFlag(flags.days, '--days', 0.001, 3650, false);
+  const until = flags.until === undefined ? now : (parseTime(flags.until)?.getTime() ?? NaN);
+  if (Number.isNaN(until))
+    usage(`--until must be an RFC 3339 time such as 2026-03-01T00:00:00Z, got "${flags.until}"`);
+  if (until > now + 60_000) usage('--until must not be in the future');
+  if (until - days * DAY < EARLIEST_START) usage('--until minus --days must be after 1970-04-11');
+  const organizationId =
+    flags.organizationId === undefined
+      ? undefined
+      : (normalizeUuid(flags.organizationId) ?? usage('--organization-id must be a uuid'));
+  if (!(DETAILS as readonly string[]).includes(flags.detail))
+    usage(`--detail must be one of ${DETAILS.join(', ')}`);
+  if (flags.out !== undefined && flags.to !== undefined) usage('--out and --to exclude each other');
+  let to: IngestTarget | undefined;
+  if (flags.to !== undefined) {
+    if (!/^https?:\/\/[^/]/.test(flags.to)) usage(`--to must be an http(s) URL, got "${flags.to}"`);
+    if (!flags.token) usage('--to needs the ingest token: --token or WFAPI_INGEST_TOKEN');
+    if (organizationId === undefined && !flags.adminToken) {
+      usage(
+        '--to needs the organization the records belong to: --organization-id of an existing one, ' +
+          'or --admin-token (WFAPI_ADMIN_TOKEN) to create one',
+      );
+    }
+    to = { url: flags.to, token: flags.token };
+  }
+  return {
+    seed: flags.seed,
+    days,
+    workflows: numberFlag(flags.workflows, '--workflows', 1, 10_000, true),
+    executions: numberFlag(flags.executions, '--executions', 0, 1_000_000_000, true),
+    until,
+    organizationId,
+    detail: flags.detail as Detail,
+    out: flags.out,
+    to,
+    adminToken: flags.adminToken,
+    live: flags.live === true,
+  };
+}
+
+/**
+ * Generates the history up to `until` (and then, with `live`, what happens as time passes)
+ * and writes it as NDJSON to standard output, a file, or a server's ingestion endpoint.
+ */
+export async function simulateMain(settings: SimulateSettings, io: SimulateIo): Promise<SimulateSummary> {
+  const started = performance.now();
+  const profile = organizationProfile(settings.seed);
+  let tenant: CreatedTenant | undefined;
+  if (settings.organizationId === undefined && settings.to && settings.adminToken) {
+    tenant = await createTenant(settings.to.url, settings.adminToken, profile);
+    io.onNotice?.(`created organization "${tenant.displayName}" (${tenant.organizationId})`);
+  }
+  const organizationId = settings.organizationId ?? tenant?.organizationId ?? profile.defaultId;
+  if (settings.organizationId === undefined && !tenant) {
+    io.onNotice?.(
+      `records belong to organization ${organizationId} (derived from the seed); ` +
+        'ingestion rejects them unless it exists: pass --organization-id of an existing organization',
+    );
+  }
+  const plan: SimulationPlan = {
+    seed: settings.seed,
+    organizationId,
+    workflows: settings.workflows,
+    start: settings.until - settings.days * DAY,
+    days: settings.days,
+    executions: settings.executions,
+  };
+  const world = createWorld(plan);
+  const counts = emptyCounts();
+  const detail = () => settings.detail;
+  const history = async function* (): AsyncGenerator<readonly IngestRecord[]> {
+    let batch: IngestRecord[] = [];
+    for (const record of recordsBetween(world, Number.NEGATIVE_INFINITY, settings.until, { detail })) {
+      batch.push(record);
+      if (batch.length >= BATCH_RECORDS) {
+        yield batch;
+        batch = [];
+        if (io.signal.aborted) return;
+      }
+    }
+    if (batch.length > 0) yield batch;
+  };
+  const live = async function* (): AsyncGenerator<readonly IngestRecord[]> {
+    if (!settings.live || io.signal.aborted) return;
+    for await (const batch of liveBatches(world, settings.until, { signal: io.signal, detail })) {
+      if (batch.records.length > 0) yield batch.records;
+    }
+  };
+  const summary: SimulateSummary = {
+    organizationId,
+    tenant,
+    counts,
+    seconds: 0,
+    accepted: undefined,
+    rejected: [],
+    rejectedCount: 0,
+  };
+  const counted = async function* (batches: AsyncIterable<readonly IngestRecord[]>) {
+    for await (const records of batches) {
+      for (const record of records) counts[record.type]++;
+      io.onProgress?.(counts);
+      yield records;
+    }
+  };
+  if (settings.to) await upload(settings.to, counted(history()), counted(live()), summary, io);
+  else await write(settings.out, counted(history()), counted(live()), io);
+  summary.seconds = (performance.now() - started) / 1000;
+  return summary;
+}
+
+async function write(
+  out: string | undefined,
+  history: AsyncIterable<readonly IngestRecord[]>,
+  live: AsyncIterable<readonly IngestRecord[]>,
+  io: SimulateIo,
+): Promise<void> {
+  const stream = out === undefined ? io.stdout : createWriteStream(out);
+  try {
+    if (out !== undefined) await once(stream, 'open');
+    const writer = new LineWriter(stream);
+    for (const batches of [history, live]) {
+      for await (const records of batches) {
+        for (const record of records) {
+          if (writer.push(toNdjsonLine(record))) await writer.flush();
+        }
+        // Live batches are written as soon as they are due, so a reader sees them at once.
+        await writer.flush();
+        if (writer.gone) return;
+      }
+    }
+  } catch (error) {
+    throw new CliError(`cannot write ${out ?? 'standard output'}: ${(error as Error).message}`);
+  } finally {
+    if (out !== undefined) await new Promise<void>((resolve) => stream.end(resolve));
+  }
+}
+
+async function* linesOf(
+  batches: AsyncIterable<readonly IngestRecord[]> | Iterable<readonly IngestRecord[]>,
+): AsyncGenerator<string> {
+  for await (const records of batches) yield records.map(toNdjsonLine).join('\n');
+}
+
+/**
+ * Sends the history as one upload (which the client cuts into chunks), then each live batch as
+ * an upload of its own as soon as it is due. Rejected line numbers count from the first record.
+ */
+async function upload(
+  target: IngestTarget,
+  history: AsyncIterable<readonly IngestRecord[]>,
+  live: AsyncIterable<readonly IngestRecord[]>,
+  summary: SimulateSummary,
+  io: SimulateIo,
+): Promise<void> {
+  const options = {
+    signal: io.signal,
+    onRetry: ({ attempt, delayMs, reason }: { attempt: number; delayMs: number; reason: string }) =>
+      io.onNotice?.(`retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s: ${reason}`),
+  };
+  let sent = 0;
+  const add = (result: UploadResult) => {
+    summary.accepted = (summary.accepted ?? 0) + result.accepted;
+    summary.rejectedCount += result.rejectedCount;
+    for (const rejection of result.rejected.slice(0, MAX_REJECTIONS - summary.rejected.length)) {
+      summary.rejected.push({ line: sent + rejection.line, error: rejection.error });
+    }
+  };
+  try {
+    add(await uploadNdjson(target, linesOf(history), options));
+    sent = totalOf(summary.counts);
+    for await (const records of live) {
+      add(await uploadNdjson(target, linesOf([records]), options));
+      sent += records.length;
+    }
+  } catch (error) {
+    if (io.signal.aborted) return;
+    if (error instanceof IngestUploadError) {
+      add(error.partial);
+      throw new CliError(error.message, error.status === undefined ? EXIT.UNAVAILABLE : EXIT.FAILURE);
+    }
+    throw error;
+  }
+}
+
+export function totalOf(counts: RecordCounts): number {
+  return Object.values(counts).reduce((sum, n) => sum + n, 0);
+}
