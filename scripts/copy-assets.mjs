@@ -1,0 +1,23 @@
+#!/usr/bin/env node
+// Copies the files the compiled code reads at run time (SDL and SQL migrations) from src/ to
+// dist/, keeping their paths: tsc emits only JavaScript. Run by `npm run build` after tsc.
+import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+
+const ASSET = /\.(graphql|sql)$/;
+
+function assets(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return assets(path);
+    return ASSET.test(entry.name) ? [path] : [];
+  });
+}
+
+const files = assets('src');
+for (const file of files) {
+  const target = join('dist', relative('src', file));
+  mkdirSync(dirname(target), { recursive: true });
+  copyFileSync(file, target);
+}
+console.log(`copied ${files.length} .graphql and .sql files to dist/`);
