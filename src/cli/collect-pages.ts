@@ -1,0 +1,27 @@
+import { MAX_PAGE_SIZE, type PageIterator, type PageOf } from '../client/index.js';
+
+export interface Collected<Item> {
+  /** The total the server reported across all pages. */
+  readonly count: number;
+  readonly items: Item[];
+}
+
+/** The first `limit` items of a paged list (all of them without a limit), and the total. */
+export async function collectPages<Item>(
+  iterator: PageIterator<Item, PageOf<Item>>,
+  limit: number | undefined,
+): Promise<Collected<Item>> {
+  const items: Item[] = [];
+  let count = 0;
+  for await (const page of iterator.pages()) {
+    count = page.count;
+    items.push(...page.data.slice(0, limit === undefined ? undefined : limit - items.length));
+    if (limit !== undefined && items.length >= limit) break;
+  }
+  return { count, items };
+}
+
+/** The page size that fetches `limit` items in the fewest requests. */
+export function pageSizeFor(limit: number | undefined): number {
+  return limit === undefined ? MAX_PAGE_SIZE : Math.max(1, Math.min(MAX_PAGE_SIZE, limit));
+}

@@ -1,0 +1,52 @@
+import type { Command } from 'commander';
+import { type ConnectionOptions, withClient, withConnectionOptions } from '../../client-options.js';
+import { renderActivityChart } from '../../render/chart.js';
+import { type Palette, stdoutPalette } from '../../render/colors.js';
+import { writeJson, writeText } from '../../render/output.js';
+import { formatDuration, formatInstant, instantOption } from '../../time-input.js';
+import { type Activity, loadActivity } from './main.js';
+
+interface ActivityOptions extends ConnectionOptions {
+  workflow?: string;
+  since?: Date;
+  until?: Date;
+}
+
+export function register(program: Command): void {
+  withConnectionOptions(
+    program
+      .command('activity')
+      .description('Chart successful and failed executions over time')
+      .option(
+        '--workflow <workflow>',
+        'only this workflow (uuid or exact name); default: the whole organization',
+      )
+      .option('--since <when>', 'start: 24h, 7d, 30d, a date or a date-time (default: 7d)', instantOption)
+      .option(
+        '--until <when>',
+        'end: a duration back from now, a date or a date-time (default: now)',
+        instantOption,
+      ),
+  ).action(
+    withClient(
+      async (client, options: ActivityOptions) => {
+        const until = options.until ?? instantOption('now');
+        const since = options.since ?? instantOption('7d');
+        const activity = await loadActivity(client, options.workflow, since, until);
+        if (options.json) writeJson(activity);
+        else writeText(render(activity, stdoutPalette(process.env)));
+      },
+      (options) => options,
+    ),
+  );
+}
+
+function render(activity: Activity, p: Palette): string {
+  const scope = activity.workflow
+    ? `${p.bold(activity.workflow.name)} ${p.dim(activity.workflow.uuid)}`
+    : p.bold('all workflows');
+  const first = activity.buckets[0];
+  const width = first ? `, ${formatDuration(Date.parse(first.to) - Date.parse(first.from))} buckets` : '';
+  const range = p.dim(`${formatInstant(activity.from)} to ${formatInstant(activity.to)}${width}`);
+  return `${scope}  ${range}\n${renderActivityChart(activity.buckets, p)}`;
+}

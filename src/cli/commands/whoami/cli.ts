@@ -1,0 +1,46 @@
+import type { Command } from 'commander';
+import { type ConnectionOptions, withClient, withConnectionOptions } from '../../client-options.js';
+import { stdoutPalette } from '../../render/colors.js';
+import { writeJson, writeText } from '../../render/output.js';
+import { renderFields } from '../../render/table.js';
+import { formatInstant } from '../../time-input.js';
+import { type Whoami, whoami } from './main.js';
+
+export function register(program: Command): void {
+  withConnectionOptions(
+    program.command('whoami').description('Show the member and organization of the API key'),
+  ).action(
+    withClient(
+      async (client, options: ConnectionOptions) => {
+        const result = await whoami(client);
+        if (options.json) writeJson(result);
+        else writeText(render(result));
+      },
+      (options) => options,
+    ),
+  );
+}
+
+function render({ endpoint, account, organization }: Whoami): string {
+  const p = stdoutPalette(process.env);
+  return renderFields(
+    [
+      ['member', account ? `${p.bold(account.displayName)} <${account.emailAddress}>` : ''],
+      ['member id', account?.memberId ?? ''],
+      ['role', account ? [account.memberType, account.memberStatus].filter(Boolean).join(', ') : ''],
+      [
+        'organization',
+        organization ? `${p.bold(organization.displayName)} (${organization.organizationId})` : '',
+      ],
+      [
+        'access',
+        organization
+          ? `${organization.restrictionStatus}, ${organization.activeStatus}, tenant ${organization.tenantId}`
+          : '',
+      ],
+      ['member since', account ? formatInstant(account.createdAt) : ''],
+      ['endpoint', endpoint],
+    ],
+    p,
+  );
+}

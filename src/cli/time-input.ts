@@ -1,0 +1,70 @@
+import { InvalidArgumentError } from 'commander';
+import { DAY, formatTime, HOUR, MINUTE, parseTime } from '../modules/shared/time.js';
+
+/** Units of a duration such as `30d`, `24h`, `90m`, `1h30m`. */
+const UNITS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: MINUTE, h: HOUR, d: DAY, w: 7 * DAY };
+const DURATION = /^(?:\d+(?:ms|s|m|h|d|w))+$/;
+const PART = /(\d+)(ms|s|m|h|d|w)/g;
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Milliseconds of a duration like `30d` or `1h30m`; undefined when the text is not one. */
+export function parseDuration(text: string): number | undefined {
+  const compact = text.trim().toLowerCase();
+  if (!DURATION.test(compact)) return undefined;
+  let total = 0;
+  for (const [, amount, unit] of compact.matchAll(PART)) total += Number(amount) * UNITS[unit!]!;
+  return total;
+}
+
+/** A commander parser for a duration option (`--lag 5m`). */
+export function durationOption(text: string): number {
+  const ms = parseDuration(text);
+  if (ms === undefined)
+    throw new InvalidArgumentError('Expected a duration such as 30s, 15m, 24h, 7d or 2w.');
+  return ms;
+}
+
+/**
+ * An instant given as a duration back from `now` (`30d`), `now`, a UTC date (`2026-03-01`) or an
+ * RFC 3339 date-time with an offset (`2026-03-01T12:00:00Z`).
+ */
+export function parseInstant(text: string, now: number = Date.now()): Date | undefined {
+  const trimmed = text.trim();
+  // Whole seconds, so that instants print without noise; `now` rounds up to include this second.
+  if (trimmed.toLowerCase() === 'now') return new Date(Math.ceil(now / 1000) * 1000);
+  const ago = parseDuration(trimmed);
+  if (ago !== undefined) return new Date(Math.floor((now - ago) / 1000) * 1000);
+  return parseTime(DATE_ONLY.test(trimmed) ? `${trimmed}T00:00:00Z` : trimmed);
+}
+
+/** A commander parser for `--since` and `--until`. */
+export function instantOption(text: string): Date {
+  const instant = parseInstant(text);
+  if (!instant) {
+    throw new InvalidArgumentError(
+      'Expected a duration back from now (30d, 24h, 90m), a date (2026-03-01) or a date-time with an offset (2026-03-01T12:00:00Z).',
+    );
+  }
+  return instant;
+}
+
+/** `2026-03-01 14:32:18Z` (milliseconds only when not zero): compact, sortable, unambiguous. */
+export function formatInstant(time: string | Date): string {
+  const date = typeof time === 'string' ? new Date(time) : time;
+  return Number.isNaN(date.getTime()) ? String(time) : formatTime(date).replace('T', ' ');
+}
+
+/** A short human duration: `850ms`, `2.95s`, `4m 05s`, `2h`, `3d 04h`. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  if (ms < MINUTE) return `${Number((ms / 1000).toFixed(2))}s`;
+  const [unit, name, subunit, subname] =
+    ms < HOUR ? [MINUTE, 'm', 1000, 's'] : ms < DAY ? [HOUR, 'h', MINUTE, 'm'] : [DAY, 'd', HOUR, 'h'];
+  const rest = Math.floor((ms % unit) / subunit);
+  return `${Math.floor(ms / unit)}${name}${rest ? ` ${String(rest).padStart(2, '0')}${subname}` : ''}`;
+}
+
+/** How long something took, or `running` while it has no end. */
+export function elapsed(startedAt: string, finishedAt: string | null | undefined): string {
+  return finishedAt ? formatDuration(Date.parse(finishedAt) - Date.parse(startedAt)) : 'running';
+}
