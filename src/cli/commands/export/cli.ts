@@ -1,0 +1,122 @@
+import { once } from 'node:events';
+import { Argument, type Command, Option } from 'commander';
+import { WorkflowExecutionStatusValues } from '../../../client/index.js';
+import { type ConnectionOptions, withClient, withConnectionOptions } from '../../client-options.js';
+import { enumListOption } from '../../option-parsers.js';
+import { CliError } from '../../run.js';
+import { durationOption, formatInstant, instantOption } from '../../time-input.js';
+import { resolveWorkflow } from '../../workflow-ref.js';
+import {
+  EXPORT_KINDS,
+  type ExportKind,
+  nextState,
+  planWindow,
+  readState,
+  type WindowRequest,
+  writeState,
+} from './export-state.js';
+import { EXPORT_FORMATS, type ExportFormat } from './formats.js';
+import { type ExportSink, runExport } from './main.js';
+import { progressBar } from './progress.js';
+
+const ROW_NOUNS: Readonly<Record<ExportKind, string>> = {
+  executions: 'executions',
+  logs: 'log lines',
+  events: 'capability events',
+};
+
+interface ExportOptions extends ConnectionOptions {
+  since?: Date;
+  until?: Date;
+  workflow?: string;
+  status?: (typeof WorkflowExecutionStatusValues)[number][];
+  format: ExportFormat;
+  state?: string;
+  lag: number;
+  progress: boolean;
+}
+
+export function register(program: Command): void {
+  withConnectionOptions(
+    program
+      .command('export')
+      .description(
+        'Stream every execution, log line or capability event that matches, oldest execution first; ' +
+          'with --state, continue where the last run with that file ended, without gaps or duplicates',
+      )
+      .addArgument(new Argument('<kind>', 'what to export').choices(EXPORT_KINDS))
+      .addOption(new Option('--format <format>', 'output format').choices(EXPORT_FORMATS).default('ndjson'))
+      .option('--since <when>', 'executions started at or after: 30d, a date or a date-time', instantOption)
+      .option('--until <when>', 'executions started at or before: 1h, a date or a date-time', instantOption)
+      .option('--workflow <workflow>', 'only this workflow (uuid or exact name)')
+      .option(
+        '--status <statuses>',
+        `execution status, comma-separated or repeated (${WorkflowExecutionStatusValues.join(', ')})`,
+        enumListOption(WorkflowExecutionStatusValues),
+      )
+      .option(
+        '--state <file>',
+        'incremental: read where the last export ended, and record where this one ends',
+      )
+      .addOption(
+        new Option('--lag <duration>', 'incremental: leave out executions that started this recently')
+          .argParser(durationOption)
+          .default(5 * 60_000, '5m'),
+      )
+      .option('--no-progress', 'no progress bar on standard error'),
+    { json: false },
+  ).action(
+    withClient(
+      async (client, kind: ExportKind, options: ExportOptions) => {
+        const workflowUuid = options.workflow && (await resolveWorkflow(client, options.workflow)).uuid;
+        const request: WindowRequest = {
+          kind,
+          filter: { workflowUuid: workflowUuid || undefined, status: options.status },
+          since: options.since,
+          until: options.until,
+          lagMs: options.lag,
+          now: Date.now(),
+        };
+        const state = options.state === undefined ? undefined : await readState(options.state);
+        const window = planWindow(options.state, state, request);
+        if (!window) {
+          process.stderr.write(`wfapi: nothing new to export; ${options.state} is at ${state?.watermark}\n`);
+          return;
+        }
+        const abort = new AbortController();
+        const progress = progressBar(kind, options.progress && process.stderr.isTTY === true);
+        let result: Awaited<ReturnType<typeof runExport>>;
+        try {
+          const run = { kind, filter: request.filter, window, format: options.format };
+          result = await runExport(client, run, stdoutSink(abort), progress, abort.signal);
+        } catch (error) {
+          if (abort.signal.aborted) {
+            throw new CliError('standard output closed before the export finished; nothing was recorded');
+          }
+          throw error;
+        } finally {
+          progress.stop();
+        }
+        if (options.state !== undefined)
+          await writeState(options.state, nextState(request, window, result.atEnd));
+        const range = window.to ? ` started up to ${formatInstant(window.to)}` : '';
+        const saved = options.state === undefined ? '' : `; state saved to ${options.state}`;
+        const what = kind === 'executions' ? '' : ` of ${result.executions} executions`;
+        process.stderr.write(`wfapi: exported ${result.rows} ${ROW_NOUNS[kind]}${what}${range}${saved}\n`);
+      },
+      (_kind, options) => options,
+    ),
+  );
+}
+
+/** Standard output with backpressure; a closed pipe (EPIPE) aborts the export instead of crashing. */
+function stdoutSink(abort: AbortController): ExportSink {
+  process.stdout.once('error', (error) => abort.abort(error));
+  return {
+    async write(text) {
+      if (abort.signal.aborted) throw abort.signal.reason;
+      if (text !== '' && !process.stdout.write(text))
+        await once(process.stdout, 'drain', { signal: abort.signal });
+    },
+  };
+}

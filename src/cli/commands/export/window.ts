@@ -1,0 +1,66 @@
+import type { Client, ItemOf, WorkflowExecutionStatus } from '../../../client/index.js';
+
+export type Execution = ItemOf<'workflowExecutions'>;
+
+export interface ExportFilter {
+  readonly workflowUuid?: string | undefined;
+  readonly status?: readonly WorkflowExecutionStatus[] | undefined;
+}
+
+/**
+ * The executions an export covers: startedAt in [from, to], both inclusive (absent = unbounded),
+ * minus `skip`, the uuids at exactly `from` that the previous run already exported.
+ */
+export interface ExportWindow {
+  readonly from: Date | undefined;
+  readonly to: Date | undefined;
+  readonly skip: ReadonlySet<string>;
+}
+
+/**
+ * Every execution of the window once, oldest first (startedAt, then uuid). Pages are offsets, so
+ * an execution stored mid-export before the current position shifts the rest by one and the
+ * next page repeats an execution already yielded: anything that starts earlier than the last
+ * yielded one, or at the same instant with a uuid already yielded, is such a repeat and is
+ * dropped. The comparison is by instant and uuid set, never by uuid order, so it holds whatever
+ * sub-millisecond precision the server keeps.
+ */
+export async function* executionsInWindow(
+  client: Client,
+  filter: ExportFilter,
+  window: ExportWindow,
+  onTotal: (count: number) => void = () => {},
+  signal?: AbortSignal,
+): AsyncGenerator<Execution, void, undefined> {
+  const pages = client.paginate
+    .workflowExecutions(
+      {
+        workflowUuid: filter.workflowUuid,
+        status: filter.status ? [...filter.status] : undefined,
+        from: window.from,
+        to: window.to,
+        orderBy: { field: 'STARTED_AT', order: 'ASC' },
+      },
+      { signal },
+    )
+    .pages();
+  const fromMs = window.from?.getTime();
+  let lastMs = Number.NEGATIVE_INFINITY;
+  let atLast = new Set<string>();
+  let first = true;
+  for await (const page of pages) {
+    if (first) onTotal(page.count);
+    first = false;
+    for (const execution of page.data) {
+      const ms = Date.parse(execution.startedAt);
+      if (ms < lastMs || (ms === lastMs && atLast.has(execution.uuid))) continue;
+      if (ms === fromMs && window.skip.has(execution.uuid)) continue;
+      if (ms > lastMs) {
+        lastMs = ms;
+        atLast = new Set();
+      }
+      atLast.add(execution.uuid);
+      yield execution;
+    }
+  }
+}
