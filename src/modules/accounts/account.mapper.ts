@@ -1,3 +1,4 @@
+import type { ApiScalars } from '../../schema/scalars.js';
 import type {
   EntityActiveStatus,
   MemberStatus,
@@ -6,7 +7,6 @@ import type {
   OrganizationAccount,
   OrganizationRestrictionStatus,
 } from '../../schema/schema-types.generated.js';
-import type { ApiScalars } from '../../schema/scalars.js';
 import type { MemberRow, OrganizationRow } from './accounts.store.js';
 
 export function toOrganizationAccount(row: MemberRow): OrganizationAccount<ApiScalars> {

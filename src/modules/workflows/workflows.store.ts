@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/database.js';
-import type { Paging } from '../shared/paging.js';
 import { orderClause, type SortingOrder } from '../shared/ordering.js';
+import type { Paging } from '../shared/paging.js';
 
 export interface WorkflowRow {
   uuid: string;
