@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { registerAdminRoutes } from './admin/admin.route.js';
+import { answerClientError } from './client-error.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { openDatabase } from './db/open.js';
@@ -48,6 +49,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
     },
     return503OnClosing: true,
+    // Requests that are not valid HTTP never reach a route: they get the contract's error shape too.
+    clientErrorHandler: answerClientError,
     forceCloseConnections: false,
   });
   const rateLimiter =

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { describe, it } from 'node:test';
 import { createTenant } from '../harness/fixtures.js';
 import { useServer } from '../harness/suite.js';
@@ -61,6 +62,42 @@ describe('error answers never show internals', () => {
       if (answer.body?.data === undefined) assert.ok(errorCode(answer), answer.text);
       assertNoInternals(answer);
     }
+  });
+
+  it('answers requests that are not valid HTTP, or whose headers are too large, in the error shape', async () => {
+    const { port } = new URL(ctx.server.url);
+    const exchange = (request: string) =>
+      new Promise<string>((resolve, reject) => {
+        let received = '';
+        const socket = connect(Number(port), '127.0.0.1', () => socket.write(request));
+        socket.on('data', (chunk) => {
+          received += chunk;
+        });
+        socket.on('close', () => resolve(received));
+        socket.on('error', reject);
+      });
+    for (const request of [
+      'NOT HTTP AT ALL\r\n\r\n',
+      'POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n',
+    ]) {
+      const answer = await exchange(request);
+      assert.match(answer, /^HTTP\/1\.1 400 Bad Request\r\n/);
+      assert.ok(
+        answer.endsWith(
+          JSON.stringify({
+            errors: [{ message: 'The request is not valid HTTP', extensions: { code: 'BAD_USER_INPUT' } }],
+          }),
+        ),
+        answer,
+      );
+    }
+    const oversized = await call(`${ctx.server.url}/graphql`, {
+      headers: { 'content-type': 'application/json', authorization: `Apikey ${'x'.repeat(20_000)}` },
+      body: '{}',
+    });
+    assert.equal(oversized.status, 431);
+    assert.equal(errorCode(oversized), 'BAD_USER_INPUT');
+    assert.equal(oversized.body.errors[0].message, 'The request headers are too large');
   });
 
   it('masks a failing database query as INTERNAL_SERVER_ERROR without SQL or driver detail', async () => {
