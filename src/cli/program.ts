@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 
@@ -14,9 +14,13 @@ export async function buildProgram(): Promise<Command> {
     .description('wfapi: a self-hostable GraphQL read API for a workflow platform')
     .showHelpAfterError()
     .exitOverride();
+  // A folder without its cli file (e.g. one still being written) is not a command.
   const names = readdirSync(fileURLToPath(COMMANDS_DIR), { withFileTypes: true })
     .filter((entry) => entry.isDirectory())
     .map((entry) => entry.name)
+    .filter((name) =>
+      ['cli.js', 'cli.ts'].some((file) => existsSync(new URL(`./${name}/${file}`, COMMANDS_DIR))),
+    )
     .sort();
   for (const name of names) {
     const module = (await import(new URL(`./${name}/cli.js`, COMMANDS_DIR).href)) as CommandModule;

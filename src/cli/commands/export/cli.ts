@@ -41,8 +41,7 @@ export function register(program: Command): void {
     program
       .command('export')
       .description(
-        'Stream every execution, log line or capability event that matches, oldest execution first; ' +
-          'with --state, continue where the last run with that file ended, without gaps or duplicates',
+        'Stream executions, log lines or capability events; --state resumes where the last run ended',
       )
       .addArgument(new Argument('<kind>', 'what to export').choices(EXPORT_KINDS))
       .addOption(new Option('--format <format>', 'output format').choices(EXPORT_FORMATS).default('ndjson'))
