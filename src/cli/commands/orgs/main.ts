@@ -1,0 +1,60 @@
+import type { CreateOrganizationInput } from '../../../admin/admin-types.generated.js';
+import type { Organization } from '../../../schema/schema-types.generated.js';
+import { type AdminConnection, adminRequest } from '../../admin-client.js';
+import type { Palette } from '../../render/colors.js';
+import { renderFields } from '../../render/table.js';
+import { formatInstant } from '../../time-input.js';
+
+const ORGANIZATION_FIELDS =
+  'organizationId displayName restrictionStatus activeStatus tenantId createdAt updatedAt';
+
+export async function createOrganization(
+  connection: AdminConnection,
+  input: CreateOrganizationInput,
+): Promise<Organization> {
+  const data = await adminRequest<{ createOrganization: Organization }>(
+    connection,
+    `mutation CreateOrganization($input: CreateOrganizationInput!) {
+      createOrganization(input: $input) { ${ORGANIZATION_FIELDS} }
+    }`,
+    { input },
+  );
+  return data.createOrganization;
+}
+
+/** Marks the organization DELETED: its data stays, its API keys are refused with 403. */
+export async function deleteOrganization(
+  connection: AdminConnection,
+  organizationId: string,
+): Promise<Organization> {
+  const data = await adminRequest<{ setOrganizationStatus: Organization }>(
+    connection,
+    `mutation DeleteOrganization($input: SetOrganizationStatusInput!) {
+      setOrganizationStatus(input: $input) { ${ORGANIZATION_FIELDS} }
+    }`,
+    { input: { organizationId, activeStatus: 'DELETED' } },
+  );
+  return data.setOrganizationStatus;
+}
+
+export function renderOrganization(organization: Organization, p: Palette): string {
+  return renderFields(
+    [
+      ['organization id', organization.organizationId],
+      ['name', p.bold(organization.displayName)],
+      ['restriction', organization.restrictionStatus],
+      ['status', organization.activeStatus],
+      ['tenant id', String(organization.tenantId)],
+      ['created', formatInstant(organization.createdAt)],
+      ['updated', formatInstant(organization.updatedAt)],
+    ],
+    p,
+  );
+}
+
+export const renderCreatedOrganization = (organization: Organization, p: Palette): string =>
+  `Organization created.\n${renderOrganization(organization, p)}`;
+
+export const renderDeletedOrganization = (organization: Organization, p: Palette): string =>
+  `Organization ${organization.organizationId} (${p.bold(organization.displayName)}) is deleted: ` +
+  'its API keys are refused with 403 from now on.';
