@@ -200,3 +200,71 @@ export async function snapshotTables(db: Database): Promise<string> {
   }
   return JSON.stringify(dump);
 }
+
+interface CountedRow {
+  organization_id: string;
+  workflow_uuid: string;
+  status: string;
+  started_at: Date;
+  executed_in_tee: boolean | null;
+  credit_used: string | null;
+}
+
+const GRAINS_SECONDS = [300, 3600, 86400];
+
+/**
+ * The rollups, recomputed from the executions table: each (organization, workflow) total and each
+ * bucket at every grain, with zero rows left out. Equal to the stored rollups when they are exact.
+ */
+export async function rollupDrift(db: Database): Promise<{ expected: string; actual: string }> {
+  const executions = await db.query<CountedRow>(
+    'select organization_id, workflow_uuid, status, started_at, executed_in_tee, credit_used::text from executions',
+  );
+  const totals = new Map<string, number[]>();
+  const buckets = new Map<string, number[]>();
+  const add = (map: Map<string, number[]>, key: string, values: number[]) => {
+    const current = map.get(key) ?? values.map(() => 0);
+    map.set(
+      key,
+      current.map((v, i) => v + values[i]!),
+    );
+  };
+  for (const e of executions) {
+    const credit = Number(e.credit_used ?? 0);
+    const tee = e.executed_in_tee ? 1 : 0;
+    add(totals, `${e.organization_id}/${e.workflow_uuid}`, [
+      1,
+      e.status === 'SUCCESS' ? 1 : 0,
+      e.status === 'FAILURE' ? 1 : 0,
+      tee,
+      credit,
+    ]);
+    for (const grain of GRAINS_SECONDS) {
+      const start = Math.floor(e.started_at.getTime() / (grain * 1000)) * grain * 1000;
+      add(buckets, `${e.organization_id}/${grain}/${e.workflow_uuid}/${start}/${e.status}`, [1, tee, credit]);
+    }
+  }
+  const storedTotals = await db.query<Record<string, string | number>>(
+    `select organization_id, workflow_uuid, execution_count, success_count, failure_count, tee_count, credit_used::text
+     from workflow_rollups where execution_count <> 0 or credit_used <> 0 or tee_count <> 0`,
+  );
+  const storedBuckets = await db.query<Record<string, string | number | Date>>(
+    `select organization_id, grain, workflow_uuid, bucket_start, status, execution_count, tee_count, credit_used::text
+     from execution_rollups where execution_count <> 0 or credit_used <> 0 or tee_count <> 0`,
+  );
+  const sorted = (entries: Array<[string, number[]]>) =>
+    JSON.stringify(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return {
+    expected: sorted([...totals, ...buckets]),
+    actual: sorted([
+      ...storedTotals.map((r): [string, number[]] => [
+        `${r.organization_id}/${r.workflow_uuid}`,
+        [r.execution_count, r.success_count, r.failure_count, r.tee_count, r.credit_used].map(Number),
+      ]),
+      ...storedBuckets.map((r): [string, number[]] => [
+        `${r.organization_id}/${r.grain}/${r.workflow_uuid}/${(r.bucket_start as Date).getTime()}/${r.status}`,
+        [r.execution_count, r.tee_count, r.credit_used].map(Number),
+      ]),
+    ]),
+  };
+}

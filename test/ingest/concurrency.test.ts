@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { openPostgres } from '../../src/db/postgres.js';
+import { openTestDatabase, TEST_DB } from '../harness/database.js';
+import { createTenant, workflow } from '../harness/fixtures.js';
+import { startServer } from '../harness/server.js';
+import { useServer } from '../harness/suite.js';
+import { buildDataset, clearPlatformData, readEverything, rollupDrift, seeded } from './dataset.js';
+import { INGEST_TOKEN, postIngest } from './http.js';
+
+describe('concurrent ingestion', () => {
+  const ctx = useServer({ ingestToken: INGEST_TOKEN, limits: { ingestBatchSize: 5 } });
+
+  it('ends with exact counts when concurrent producers send overlapping batches', async () => {
+    const a = await createTenant(ctx.db, 'Acme');
+    const b = await createTenant(ctx.db, 'Globex');
+    const shape = { workflows: 3, executionsPerWorkflow: 6, logsPerExecution: 2, eventsPerExecution: 1 };
+    const datasets = [buildDataset(a.organizationId, shape, 7), buildDataset(b.organizationId, shape, 8)];
+    const random = seeded(42);
+    // Six producers per organization, each sending an overlapping, shuffled two-thirds of the records.
+    const bodies = datasets.flatMap((dataset) =>
+      Array.from({ length: 6 }, (_, k) => {
+        const n = dataset.records.length;
+        const part = Array.from(
+          { length: Math.ceil((2 * n) / 3) },
+          (_, i) => dataset.records[(k * 7 + i) % n]!,
+        );
+        return part
+          .map((record) => ({ record, r: random() }))
+          .sort((x, y) => x.r - y.r)
+          .map(({ record }) => record);
+      }),
+    );
+    const answers = await Promise.all(bodies.map((body) => postIngest(ctx.server.url, body)));
+    for (const [i, answer] of answers.entries()) {
+      assert.equal(answer.status, 200);
+      assert.deepEqual(answer.body.rejected, []);
+      assert.equal(answer.body.accepted, bodies[i]!.length);
+    }
+    const drift = await rollupDrift(ctx.db);
+    assert.equal(drift.actual, drift.expected);
+    const concurrent = await Promise.all([
+      readEverything(ctx.server, a.key, datasets[0]!),
+      readEverything(ctx.server, b.key, datasets[1]!),
+    ]);
+
+    await clearPlatformData(ctx.db);
+    for (const dataset of datasets) {
+      const answer = await postIngest(ctx.server.url, dataset.records);
+      assert.equal(answer.body.accepted, dataset.records.length);
+    }
+    const sequential = await Promise.all([
+      readEverything(ctx.server, a.key, datasets[0]!),
+      readEverything(ctx.server, b.key, datasets[1]!),
+    ]);
+    assert.deepEqual(concurrent, sequential);
+    const counts = await ctx.db.query<{ n: number }>('select count(*)::int as n from executions');
+    assert.equal(counts[0]!.n, 2 * 3 * 6);
+  });
+
+  it('answers 503 when the database fails mid-stream, saying which lines are stored', async () => {
+    const database = await openTestDatabase();
+    // The server gets a database handle of its own, so the test can take it away and still look.
+    const serverDb =
+      TEST_DB === 'postgres'
+        ? openPostgres(database.url!, { poolSize: 2, statementTimeoutMs: 30_000 })
+        : database.db;
+    const server = await startServer(serverDb, { ingestToken: INGEST_TOKEN, limits: { ingestBatchSize: 5 } });
+    let release: (() => void) | undefined;
+    try {
+      const tenant = await createTenant(database.db);
+      const lines = Array.from({ length: 20 }, () => `${JSON.stringify(workflow(tenant.organizationId))}\n`);
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const encoder = new TextEncoder();
+      let sent = 0;
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          if (sent === 7) await gate;
+          if (sent === lines.length) return controller.close();
+          controller.enqueue(encoder.encode(lines[sent++]!));
+        },
+      });
+      const answer = fetch(`${server.url}/ingest`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${INGEST_TOKEN}`, 'content-type': 'application/x-ndjson' },
+        body,
+        duplex: 'half',
+      } as RequestInit);
+      // Once the first batch of 5 is committed, the database goes away.
+      for (let i = 0; i < 200; i++) {
+        const [row] = await database.db.query<{ n: number }>('select count(*)::int as n from workflows');
+        if (row!.n >= 5) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await serverDb.close();
+      release!();
+      const response = await answer;
+      assert.equal(response.status, 503);
+      const result = await response.json();
+      assert.equal(result.errors[0].extensions.code, 'SERVICE_UNAVAILABLE');
+      assert.equal(result.accepted, 5);
+      assert.equal(result.committedThroughLine, 5);
+      assert.match(
+        result.errors[0].message,
+        /the lines through 5 are stored, and re-sending everything is safe/,
+      );
+    } finally {
+      await server.close();
+      await database.close().catch(() => {});
+    }
+  });
+});
