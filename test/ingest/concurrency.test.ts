@@ -106,9 +106,14 @@ describe('concurrent ingestion', () => {
         result.errors[0].message,
         /the lines through 5 are stored, and re-sending everything is safe/,
       );
+      if (TEST_DB === 'postgres') {
+        const [row] = await database.db.query<{ n: number }>('select count(*)::int as n from workflows');
+        assert.equal(row!.n, 5);
+      }
     } finally {
+      release?.();
       await server.close();
-      await database.close().catch(() => {});
+      await database.close();
     }
   });
 });
