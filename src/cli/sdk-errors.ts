@@ -49,5 +49,7 @@ export function cliErrorOf(error: unknown, endpoint: string): unknown {
     return new CliError(`the service is unavailable: ${error.message}${id}; retry later`, EXIT.UNAVAILABLE);
   }
   if (error instanceof ServerError) return new CliError(`server error: ${error.message}${id}`, EXIT.FAILURE);
-  return new CliError(`${error.message}${id}`, EXIT.FAILURE);
+  // An answer without a GraphQL body (an HTML page, a proxy's error) means the URL is probably wrong.
+  const hint = error.code.startsWith('HTTP_') ? `; is ${endpoint} a wfapi GraphQL endpoint?` : '';
+  return new CliError(`${error.message}${id}${hint}`, EXIT.FAILURE);
 }

@@ -45,7 +45,11 @@ export function register(program: Command): void {
       )
       .addArgument(new Argument('<kind>', 'what to export').choices(EXPORT_KINDS))
       .addOption(new Option('--format <format>', 'output format').choices(EXPORT_FORMATS).default('ndjson'))
-      .option('--since <when>', 'executions started at or after: 30d, a date or a date-time', instantOption)
+      .option(
+        '--since <when>',
+        'executions started at or after: 30d, a date or a date-time (with --state: the first run only)',
+        instantOption,
+      )
       .option('--until <when>', 'executions started at or before: 1h, a date or a date-time', instantOption)
       .option('--workflow <workflow>', 'only this workflow (uuid or exact name)')
       .option(
