@@ -3,6 +3,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { ingestBatch } from '../../src/ingest/ingest.store.js';
+import { HOUR } from '../../src/modules/shared/time.js';
+import { createWorld, MAX_EXECUTION_MS, recordsBetween } from '../../src/simulate/index.js';
 import { type Dataset, seedDataset } from '../harness/dataset.js';
 import { createTenant, execution, ingest, type Tenant } from '../harness/fixtures.js';
 import { useServer } from '../harness/suite.js';
@@ -82,6 +85,55 @@ describe('wfapi export', () => {
     assert.deepEqual(incremental.sort(key), full.sort(key));
     assert.equal(incremental.find((row) => row.uuid === running.uuid)?.status, 'SUCCESS');
     assert.ok(incremental.some((row) => row.uuid === atBoundary.uuid));
+  });
+
+  it('resumes an export of simulated live traffic twice and ends equal to a full export, given a lag above the longest execution', async () => {
+    tenant = await createTenant(ctx.db);
+    const start = Date.parse('2026-06-01T00:00:00Z');
+    const world = createWorld({
+      seed: 'sdk-export',
+      organizationId: tenant.organizationId,
+      workflows: 4,
+      start,
+      days: 1,
+      executions: 400,
+    });
+    const state = join(dir, 'live.state.json');
+    // Each run sees the facts known at its cut and exports up to 3 minutes before it: longer
+    // than any execution runs, so every execution it exports has its final state by then.
+    const lagMs = 3 * 60_000;
+    assert.ok(lagMs > MAX_EXECUTION_MS);
+    const cuts = [start + 6 * HOUR, start + 15 * HOUR, start + 24 * HOUR];
+    const incremental: Row[] = [];
+    let after = Number.NEGATIVE_INFINITY;
+    let runningAtCuts = 0;
+    for (const cut of cuts) {
+      const known = [...recordsBetween(world, after, cut, { detail: () => 'none' })];
+      runningAtCuts += known.filter((r) => r.type === 'execution' && r.status === 'IN_PROGRESS').length;
+      const result = await ingestBatch(
+        ctx.db,
+        known.map((record, i) => ({ line: i + 1, record })),
+      );
+      assert.deepEqual(result.rejected, []);
+      after = cut;
+      const run = await exportOk([
+        'executions',
+        '--state',
+        state,
+        '--until',
+        new Date(cut - lagMs).toISOString(),
+      ]);
+      incremental.push(...ndjson(run.stdout));
+    }
+    assert.ok(runningAtCuts > 0, 'some executions were still running when a run started');
+    const full = ndjson(
+      (await exportOk(['executions', '--until', new Date(cuts[2]! - lagMs).toISOString()])).stdout,
+    );
+    assert.ok(full.length > 300, `${full.length} executions`);
+    assert.equal(new Set(incremental.map((row) => row.uuid)).size, incremental.length, 'no duplicates');
+    const key = byKey((row) => row.uuid as string);
+    assert.deepEqual(incremental.sort(key), full.sort(key));
+    assert.ok(full.every((row) => row.status !== 'IN_PROGRESS'));
   });
 
   it('exports in startedAt order, oldest first, with every field and exact credits', async () => {
