@@ -1,0 +1,61 @@
+import type { Command } from 'commander';
+import { EXIT } from '../../run.js';
+import { type IngestFlags, type IngestSummary, ingestMain, ingestSettings } from './main.js';
+import { createProgressBar } from './progress.js';
+
+/** Rejections printed at the end; the summary gives the total. */
+const SHOWN_REJECTIONS = 20;
+
+function printSummary(source: string, summary: IngestSummary): void {
+  const rate = summary.seconds > 0 ? Math.round(summary.lines / summary.seconds) : summary.lines;
+  process.stdout.write(
+    `${source === '-' ? 'stdin' : source}: ${summary.accepted} accepted, ${summary.rejectedCount} rejected, ` +
+      `${summary.lines} lines in ${summary.seconds.toFixed(1)} s (${rate} lines/s)\n`,
+  );
+  for (const rejection of summary.rejected.slice(0, SHOWN_REJECTIONS)) {
+    process.stderr.write(`line ${rejection.line}: ${rejection.error}\n`);
+  }
+  if (summary.rejectedCount > SHOWN_REJECTIONS) {
+    process.stderr.write(`... and ${summary.rejectedCount - SHOWN_REJECTIONS} more rejected lines\n`);
+  }
+}
+
+export function register(program: Command): void {
+  program
+    .command('ingest')
+    .description("Stream an NDJSON file (or - for standard input) to a server's ingestion endpoint")
+    .argument('<file>', 'NDJSON file, one record a line, or - for standard input')
+    .option('--url <url>', 'server base URL (env WFAPI_URL, default http://127.0.0.1:4000)')
+    .option('--token <token>', 'ingest token (env WFAPI_INGEST_TOKEN)')
+    .option('--retries <n>', 'retries of a failed chunk, with exponential backoff (default 8)')
+    .option('--chunk-lines <n>', 'lines per request (default 5000)')
+    .option('--json', 'print the result as JSON instead of a summary')
+    .action(async (file: string, flags: IngestFlags & { json?: boolean }) => {
+      const settings = ingestSettings(process.env, flags);
+      const controller = new AbortController();
+      const onSignal = () =>
+        controller.abort(new Error('interrupted; running the same command again is safe'));
+      process.once('SIGINT', onSignal);
+      const bar = process.stderr.isTTY ? createProgressBar(process.stderr) : undefined;
+      try {
+        const summary = await ingestMain({
+          ...settings,
+          source: file,
+          stdin: process.stdin,
+          signal: controller.signal,
+          onProgress: (progress) => bar?.update(progress),
+          onRetry: ({ attempt, delayMs, reason }) =>
+            bar
+              ? bar.note(`retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s: ${reason}`)
+              : process.stderr.write(`retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s: ${reason}\n`),
+        });
+        bar?.stop();
+        if (flags.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+        else printSummary(file, summary);
+        if (summary.rejectedCount > 0) process.exitCode = EXIT.FAILURE;
+      } finally {
+        bar?.stop();
+        process.removeListener('SIGINT', onSignal);
+      }
+    });
+}

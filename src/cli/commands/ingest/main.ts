@@ -1,0 +1,151 @@
+import { createReadStream, statSync } from 'node:fs';
+import {
+  type IngestTarget,
+  IngestUploadError,
+  type UploadProgress,
+  type UploadResult,
+  uploadNdjson,
+} from '../../../ingest/ingest-client.js';
+import { ndjsonLines } from '../../../ingest/ndjson-lines.js';
+import { CliError, EXIT } from '../../run.js';
+
+export interface IngestFlags {
+  url?: string | undefined;
+  token?: string | undefined;
+  retries?: string | undefined;
+  chunkLines?: string | undefined;
+}
+
+export interface IngestSettings extends IngestTarget {
+  retries: number;
+  chunkLines: number;
+}
+
+export interface IngestCommandInput extends IngestSettings {
+  /** A file path, or `-` for standard input. */
+  source: string;
+  stdin: NodeJS.ReadableStream;
+  signal?: AbortSignal;
+  onProgress?: (progress: IngestCommandProgress) => void;
+  onRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
+}
+
+export interface IngestCommandProgress extends UploadProgress {
+  /** Bytes read from the source so far. */
+  bytes: number;
+  /** Size of the file, when the source is one. */
+  totalBytes: number | undefined;
+}
+
+export interface IngestSummary extends UploadResult {
+  lines: number;
+  bytes: number;
+  /** Size of the file, when the source is one. */
+  totalBytes: number | undefined;
+  seconds: number;
+}
+
+const DEFAULT_URL = 'http://127.0.0.1:4000';
+
+function positiveInt(value: string | undefined, name: string, fallback: number, max: number): number {
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0 || parsed > max) {
+    throw new CliError(`${name} must be an integer between 0 and ${max}, got "${value}"`, EXIT.USAGE);
+  }
+  return parsed;
+}
+
+/** Flags win over the environment (WFAPI_URL, WFAPI_INGEST_TOKEN). */
+export function ingestSettings(
+  env: Readonly<Record<string, string | undefined>>,
+  flags: IngestFlags,
+): IngestSettings {
+  const url = flags.url ?? (env.WFAPI_URL || DEFAULT_URL);
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('not http');
+  } catch {
+    throw new CliError(`--url must be an http(s) URL, got "${url}"`, EXIT.USAGE);
+  }
+  const token = flags.token ?? env.WFAPI_INGEST_TOKEN;
+  if (!token) throw new CliError('an ingest token is required: --token or WFAPI_INGEST_TOKEN', EXIT.USAGE);
+  return {
+    url,
+    token,
+    retries: positiveInt(flags.retries, '--retries', 8, 100),
+    chunkLines: Math.max(1, positiveInt(flags.chunkLines, '--chunk-lines', 5000, 100_000)),
+  };
+}
+
+/**
+ * Streams an NDJSON file (or standard input) to the server, line by line. A line the server
+ * could never accept (too long, not UTF-8) is rejected here and sent as a blank line, so that
+ * line numbers stay those of the source. Resolves with the totals; rejections are not failures.
+ */
+export async function ingestMain(input: IngestCommandInput): Promise<IngestSummary> {
+  const started = performance.now();
+  let totalBytes: number | undefined;
+  let source: AsyncIterable<Uint8Array>;
+  if (input.source === '-') {
+    source = input.stdin as AsyncIterable<Uint8Array>;
+  } else {
+    try {
+      const stat = statSync(input.source);
+      if (!stat.isFile()) throw new Error('not a regular file');
+      totalBytes = stat.size;
+    } catch (error) {
+      throw new CliError(`cannot read ${input.source}: ${(error as Error).message}`);
+    }
+    source = createReadStream(input.source);
+  }
+
+  let bytes = 0;
+  let lines = 0;
+  const local: UploadResult['rejected'] = [];
+  async function* counted(): AsyncGenerator<Uint8Array> {
+    for await (const chunk of source) {
+      bytes += chunk.length;
+      yield chunk;
+    }
+  }
+  async function* texts(): AsyncGenerator<string> {
+    for await (const line of ndjsonLines(counted())) {
+      lines = line.line;
+      if ('error' in line) {
+        local.push({ line: line.line, error: line.error });
+        yield '';
+      } else {
+        yield line.text;
+      }
+    }
+  }
+
+  let result: UploadResult;
+  try {
+    result = await uploadNdjson(input, texts(), {
+      retries: input.retries,
+      chunkLines: input.chunkLines,
+      ...(input.signal ? { signal: input.signal } : {}),
+      ...(input.onRetry ? { onRetry: input.onRetry } : {}),
+      onProgress: (progress) =>
+        input.onProgress?.({ ...progress, rejected: progress.rejected + local.length, bytes, totalBytes }),
+    });
+  } catch (error) {
+    if (error instanceof IngestUploadError) {
+      const stored = error.partial.accepted;
+      const note = stored > 0 ? `\n${stored} lines were stored; running the same command again is safe` : '';
+      throw new CliError(`${error.message}${note}`);
+    }
+    throw error;
+  }
+  return {
+    accepted: result.accepted,
+    rejected: [...local, ...result.rejected].sort((a, b) => a.line - b.line),
+    rejectedCount: result.rejectedCount + local.length,
+    lines,
+    bytes,
+    totalBytes,
+    seconds: (performance.now() - started) / 1000,
+  };
+}

@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { createTenant, workflow } from '../harness/fixtures.js';
+import { startServer } from '../harness/server.js';
+import { useServer } from '../harness/suite.js';
+import { INGEST_TOKEN, ndjson } from './http.js';
+
+interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `wfapi <args>` from source as a child process. */
+function wfapi(args: readonly string[], options: { stdin?: string; env?: Record<string, string> } = {}) {
+  return new Promise<CliRun>((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/dev.ts', ...args], {
+      env: { ...process.env, WFAPI_URL: '', WFAPI_INGEST_TOKEN: '', ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.stdin ?? '');
+  });
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+describe('wfapi ingest', () => {
+  const ctx = useServer({ ingestToken: INGEST_TOKEN });
+  const dir = mkdtempSync(join(tmpdir(), 'wfapi-ingest-cli-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const count = async () =>
+    (await ctx.db.query<{ n: number }>('select count(*)::int as n from workflows'))[0]!.n;
+
+  it('streams a file to the server, prints a summary and exits 0', async () => {
+    const tenant = await createTenant(ctx.db);
+    const file = join(dir, 'good.ndjson');
+    writeFileSync(file, ndjson(Array.from({ length: 12 }, () => workflow(tenant.organizationId))));
+    const run = await wfapi([
+      'ingest',
+      file,
+      '--url',
+      ctx.server.url,
+      '--token',
+      INGEST_TOKEN,
+      '--chunk-lines',
+      '5',
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /good\.ndjson: 12 accepted, 0 rejected, 12 lines in [\d.]+ s \(\d+ lines\/s\)/);
+    assert.equal(await count(), 12);
+  });
+
+  it('reads standard input given -, taking the URL and token from the environment', async () => {
+    const tenant = await createTenant(ctx.db);
+    const run = await wfapi(['ingest', '-', '--json'], {
+      stdin: ndjson([workflow(tenant.organizationId), workflow(tenant.organizationId)]),
+      env: { WFAPI_URL: ctx.server.url, WFAPI_INGEST_TOKEN: INGEST_TOKEN },
+    });
+    assert.equal(run.code, 0, run.stderr);
+    const result = JSON.parse(run.stdout);
+    assert.equal(result.accepted, 2);
+    assert.equal(result.lines, 2);
+    assert.equal(await count(), 2);
+  });
+
+  it('exits 1 and prints the first rejections when lines are rejected, storing the valid ones', async () => {
+    const tenant = await createTenant(ctx.db);
+    const file = join(dir, 'mixed.ndjson');
+    const huge = JSON.stringify(workflow(tenant.organizationId, { name: 'n'.repeat(1_100_000) }));
+    writeFileSync(
+      file,
+      ndjson([workflow(tenant.organizationId), '{broken', huge, workflow(tenant.organizationId)]),
+    );
+    const run = await wfapi(['ingest', file, '--url', ctx.server.url, '--token', INGEST_TOKEN]);
+    assert.equal(run.code, 1);
+    assert.match(run.stdout, /2 accepted, 2 rejected, 4 lines/);
+    assert.match(run.stderr, /^line 2: invalid JSON/m);
+    assert.match(run.stderr, /^line 3: line is longer than 1048576 bytes$/m);
+    assert.equal(await count(), 2);
+  });
+
+  it('exits 1 with a one-line reason when the server refuses the token, and 2 without a token', async () => {
+    const refused = await wfapi(['ingest', '-', '--url', ctx.server.url, '--token', 'wrong'], {
+      stdin: '{}\n',
+    });
+    assert.equal(refused.code, 1);
+    assert.match(
+      refused.stderr,
+      /^wfapi: the server refused the upload: 401 Invalid or missing ingest token/,
+    );
+    const missing = await wfapi(['ingest', '-', '--url', ctx.server.url], { stdin: '{}\n' });
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /an ingest token is required/);
+  });
+
+  it('retries until a server comes back, then finishes the upload', async () => {
+    const tenant = await createTenant(ctx.db);
+    const port = await freePort();
+    const file = join(dir, 'later.ndjson');
+    writeFileSync(file, ndjson(Array.from({ length: 3 }, () => workflow(tenant.organizationId))));
+    const running = wfapi(['ingest', file, '--url', `http://127.0.0.1:${port}`, '--token', INGEST_TOKEN]);
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const late = await startServer(ctx.db, { ingestToken: INGEST_TOKEN, port });
+    try {
+      const run = await running;
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.stderr, /retry 1 in [\d.]+ s: cannot reach/);
+      assert.match(run.stdout, /3 accepted, 0 rejected/);
+      assert.equal(await count(), 3);
+    } finally {
+      await late.close();
+    }
+  });
+});
