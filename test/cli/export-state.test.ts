@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { nextState, planWindow, type WindowRequest } from '../../src/cli/commands/export/export-state.js';
+import {
+  isEmptyWindow,
+  nextState,
+  planWindow,
+  type WindowRequest,
+} from '../../src/cli/commands/export/export-state.js';
 import { formatDuration, parseDuration, parseInstant } from '../../src/cli/time-input.js';
 
 const NOW = Date.parse('2026-06-01T12:00:30.750Z');
@@ -42,7 +47,8 @@ describe('export windows', () => {
 
   it('has nothing to do while the watermark is ahead of now minus the lag', () => {
     const state = nextState(request(), { from: undefined, to: new Date(NOW), skip: new Set() }, []);
-    assert.equal(planWindow('s.json', state, request()), undefined);
+    assert.equal(isEmptyWindow(planWindow('s.json', state, request())), true);
+    assert.equal(isEmptyWindow(planWindow('s.json', state, request({ now: NOW + 6 * 60_000 }))), false);
   });
 
   it('keeps the skipped uuids when a run covers a single instant', () => {

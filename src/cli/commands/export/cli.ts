@@ -6,17 +6,9 @@ import { enumListOption } from '../../option-parsers.js';
 import { CliError } from '../../run.js';
 import { durationOption, formatInstant, instantOption } from '../../time-input.js';
 import { resolveWorkflow } from '../../workflow-ref.js';
-import {
-  EXPORT_KINDS,
-  type ExportKind,
-  nextState,
-  planWindow,
-  readState,
-  type WindowRequest,
-  writeState,
-} from './export-state.js';
+import { EXPORT_KINDS, type ExportKind } from './export-state.js';
 import { EXPORT_FORMATS, type ExportFormat } from './formats.js';
-import { type ExportSink, runExport } from './main.js';
+import { type ExportRequest, type ExportSink, type ExportSummary, exportRecords } from './main.js';
 import { progressBar } from './progress.js';
 
 const ROW_NOUNS: Readonly<Record<ExportKind, string>> = {
@@ -72,44 +64,48 @@ export function register(program: Command): void {
     withClient(
       async (client, kind: ExportKind, options: ExportOptions) => {
         const workflowUuid = options.workflow && (await resolveWorkflow(client, options.workflow)).uuid;
-        const request: WindowRequest = {
+        const request: ExportRequest = {
           kind,
           filter: { workflowUuid: workflowUuid || undefined, status: options.status },
           since: options.since,
           until: options.until,
           lagMs: options.lag,
           now: Date.now(),
+          format: options.format,
+          statePath: options.state,
         };
-        const state = options.state === undefined ? undefined : await readState(options.state);
-        const window = planWindow(options.state, state, request);
-        if (!window) {
-          process.stderr.write(`wfapi: nothing new to export; ${options.state} is at ${state?.watermark}\n`);
-          return;
-        }
         const abort = new AbortController();
         const progress = progressBar(kind, options.progress && process.stderr.isTTY === true);
-        let result: Awaited<ReturnType<typeof runExport>>;
+        let summary: ExportSummary;
         try {
-          const run = { kind, filter: request.filter, window, format: options.format };
-          result = await runExport(client, run, stdoutSink(abort), progress, abort.signal);
+          summary = await exportRecords(client, request, stdoutSink(abort), progress, abort.signal);
         } catch (error) {
           if (abort.signal.aborted) {
-            throw new CliError('standard output closed before the export finished; nothing was recorded');
+            throw new CliError(
+              'standard output closed before the export finished; the state was not advanced',
+            );
           }
           throw error;
         } finally {
           progress.stop();
         }
-        if (options.state !== undefined)
-          await writeState(options.state, nextState(request, window, result.atEnd));
-        const range = window.to ? ` started up to ${formatInstant(window.to)}` : '';
-        const saved = options.state === undefined ? '' : `; state saved to ${options.state}`;
-        const what = kind === 'executions' ? '' : ` of ${result.executions} executions`;
-        process.stderr.write(`wfapi: exported ${result.rows} ${ROW_NOUNS[kind]}${what}${range}${saved}\n`);
+        process.stderr.write(`wfapi: ${describe(kind, options.state, summary)}\n`);
       },
       (_kind, options) => options,
     ),
   );
+}
+
+/** The closing line on standard error: what was written and where the state now stands. */
+function describe(kind: ExportKind, statePath: string | undefined, summary: ExportSummary): string {
+  const { window } = summary;
+  if (summary.empty) {
+    return `nothing new to export: executions from ${formatInstant(window.from!)} on have not settled yet (the window ends at ${formatInstant(window.to!)}: --until, or now minus --lag)`;
+  }
+  const lines = kind === 'executions' ? '' : ` of ${summary.executions} executions`;
+  const range = window.to ? ` started up to ${formatInstant(window.to)}` : '';
+  const saved = statePath === undefined ? '' : `; state saved to ${statePath}`;
+  return `exported ${summary.rows} ${ROW_NOUNS[kind]}${lines}${range}${saved}`;
 }
 
 /** Standard output with backpressure; a closed pipe (EPIPE) aborts the export instead of crashing. */

@@ -83,14 +83,14 @@ export interface WindowRequest {
 
 /**
  * The window of this run. Without a state: [since, until]. With one (incremental): from the
- * saved watermark (or `since` on the first run) to the earlier of `until` and now minus the lag.
- * Undefined when the window is empty because the watermark is already there.
+ * saved watermark (or `since` on the first run) to the earlier of `until` and now minus the lag,
+ * which is empty while the watermark is already there.
  */
 export function planWindow(
   path: string | undefined,
   state: ExportState | undefined,
   request: WindowRequest,
-): ExportWindow | undefined {
+): ExportWindow {
   if (path === undefined) return { from: request.since, to: request.until, skip: new Set() };
   if (state && state.kind !== request.kind) {
     throw invalid(path, `it records an export of ${state.kind}, not ${request.kind}; use another state file`);
@@ -101,8 +101,12 @@ export function planWindow(
   const settled = Math.floor((request.now - request.lagMs) / 1000) * 1000;
   const to = new Date(Math.min(settled, request.until?.getTime() ?? settled));
   const from = state ? new Date(state.watermark) : request.since;
-  if (from && to.getTime() < from.getTime()) return undefined;
   return { from, to, skip: new Set(state?.boundary ?? []) };
+}
+
+/** Whether the window ends before it starts: nothing has settled since the last run. */
+export function isEmptyWindow(window: ExportWindow): boolean {
+  return window.from !== undefined && window.to !== undefined && window.to.getTime() < window.from.getTime();
 }
 
 /**

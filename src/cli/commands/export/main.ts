@@ -1,5 +1,13 @@
 import { type Client, OBJECT_FIELDS } from '../../../client/index.js';
-import type { ExportKind } from './export-state.js';
+import {
+  type ExportKind,
+  isEmptyWindow,
+  nextState,
+  planWindow,
+  readState,
+  type WindowRequest,
+  writeState,
+} from './export-state.js';
 import { type ExportFormat, encoderFor } from './formats.js';
 import { type Execution, type ExportFilter, type ExportWindow, executionsInWindow } from './window.js';
 
@@ -16,14 +24,21 @@ export interface ExportProgress {
   update(executions: number, rows: number): void;
 }
 
-export interface ExportRun {
-  readonly kind: ExportKind;
-  readonly filter: ExportFilter;
-  readonly window: ExportWindow;
+export interface ExportRequest extends WindowRequest {
   readonly format: ExportFormat;
+  /** Incremental: the state file to resume from and to advance. */
+  readonly statePath: string | undefined;
 }
 
-export interface ExportResult {
+export interface ExportSummary {
+  readonly window: ExportWindow;
+  /** True when nothing has settled since the last run; nothing was written. */
+  readonly empty: boolean;
+  readonly executions: number;
+  readonly rows: number;
+}
+
+interface StreamResult {
   readonly executions: number;
   readonly rows: number;
   /** Uuids of the executions that started exactly at the window's end (the next boundary). */
@@ -42,19 +57,42 @@ const BATCH = 100;
 const CONCURRENCY = 4;
 
 /**
+ * One export: plans its window (from the state file when incremental), streams the window to
+ * the sink, and only then advances the state file. A run that fails or is interrupted leaves the
+ * state as it was, so the next run repeats the whole window rather than skipping any of it.
+ */
+export async function exportRecords(
+  client: Client,
+  request: ExportRequest,
+  sink: ExportSink,
+  progress: ExportProgress,
+  signal?: AbortSignal,
+): Promise<ExportSummary> {
+  const { statePath } = request;
+  const state = statePath === undefined ? undefined : await readState(statePath);
+  const window = planWindow(statePath, state, request);
+  if (statePath !== undefined && isEmptyWindow(window))
+    return { window, empty: true, executions: 0, rows: 0 };
+  const result = await streamWindow(client, request, window, sink, progress, signal);
+  if (statePath !== undefined) await writeState(statePath, nextState(request, window, result.atEnd));
+  return { window, empty: false, executions: result.executions, rows: result.rows };
+}
+
+/**
  * Streams every record of the window to the sink, oldest execution first: the executions
  * themselves, or their log lines or capability events (each execution's in their own order).
  * Resolves only after the last byte was handed to the sink.
  */
-export async function runExport(
+async function streamWindow(
   client: Client,
-  run: ExportRun,
+  run: { readonly kind: ExportKind; readonly filter: ExportFilter; readonly format: ExportFormat },
+  window: ExportWindow,
   sink: ExportSink,
   progress: ExportProgress,
-  signal?: AbortSignal,
-): Promise<ExportResult> {
+  signal: AbortSignal | undefined,
+): Promise<StreamResult> {
   const encoder = encoderFor(run.format, EXPORT_COLUMNS[run.kind]);
-  const endMs = run.window.to?.getTime();
+  const endMs = window.to?.getTime();
   const atEnd: string[] = [];
   let executions = 0;
   let rows = 0;
@@ -68,7 +106,7 @@ export async function runExport(
     progress.update(executions, rows);
   };
   await sink.write(encoder.begin());
-  for await (const execution of executionsInWindow(client, run.filter, run.window, progress.start, signal)) {
+  for await (const execution of executionsInWindow(client, run.filter, window, progress.start, signal)) {
     if (Date.parse(execution.startedAt) === endMs) atEnd.push(execution.uuid);
     batch.push(execution);
     if (batch.length >= BATCH) await flush();
