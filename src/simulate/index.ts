@@ -1,6 +1,6 @@
 /** The platform simulator's public surface: build a world from a plan, then read its records. */
 export type { Arrival } from './arrivals.js';
-export { isRunning } from './deployments.js';
+export { deploymentTimeline, isRunning, type TimedRecords } from './deployments.js';
 export { buildExecution, DETAILS, type Detail, MAX_EXECUTION_MS } from './execution.js';
 export { type Incident, incidentAt, incidentsOnDay } from './incidents.js';
 export { type LiveBatch, type LiveOptions, liveBatches } from './live.js';

@@ -1,0 +1,43 @@
+export interface BannerInput {
+  readonly url: string;
+  readonly organization: string;
+  readonly apiKey: string;
+  readonly keyProblem: string | undefined;
+  readonly adminToken: string;
+  readonly ingestToken: string;
+  readonly statePath: string;
+  /** One line each on what the data holds and what is still loading. */
+  readonly dataLines: readonly string[];
+  readonly startupSeconds: number;
+}
+
+const QUERY =
+  '{ workflows(input: {page: {size: 5}}) { count data { name status executionCount executedAt } } }';
+
+/** What `npm start` prints once the server answers: where, with which key, and a query to paste. */
+export function renderBanner(input: BannerInput): string {
+  const body = JSON.stringify({ query: QUERY });
+  const rows: Array<[string, string]> = [
+    ['GraphQL endpoint', `${input.url}/graphql  (open it in a browser for GraphiQL)`],
+    ['organization', input.organization],
+    ['API key', input.keyProblem ? `${input.apiKey}  (refused: ${input.keyProblem})` : input.apiKey],
+    ['admin token', `${input.adminToken}  (POST /admin/graphql, Authorization: Bearer <token>)`],
+    ['ingest token', `${input.ingestToken}  (POST /ingest, Authorization: Bearer <token>)`],
+  ];
+  const width = Math.max(...rows.map(([label]) => label.length));
+  return [
+    '',
+    `wfapi demo is up (${input.startupSeconds.toFixed(1)} s)`,
+    '',
+    ...rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`),
+    '',
+    ...input.dataLines.map((line) => `  ${line}`),
+    '',
+    'Try it:',
+    `  curl -s ${input.url}/graphql -H 'Content-Type: application/json' -H 'Authorization: Apikey ${input.apiKey}' -d '${body}'`,
+    '',
+    `The key and tokens are kept in ${input.statePath} (readable only by you): for demos only.`,
+    'Stop with Ctrl-C; the next start reuses the data and fills the gap since this run.',
+    '',
+  ].join('\n');
+}

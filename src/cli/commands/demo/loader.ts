@@ -1,0 +1,73 @@
+import type { Database } from '../../../db/database.js';
+import { ingestBatch, type NumberedRecord } from '../../../ingest/ingest.store.js';
+import type { IngestRecord } from '../../../ingest/records.js';
+import {
+  emptyCounts,
+  type RecordCounts,
+  recordsBetween,
+  type WindowOptions,
+  type World,
+} from '../../../simulate/index.js';
+import type { Interval } from './coverage.js';
+
+/**
+ * Records per transaction: large enough for throughput, small enough that a read waiting
+ * behind it on the single embedded connection waits well under a second.
+ */
+const BATCH_RECORDS = 2500;
+
+/**
+ * Stores records through the one write path of platform data (ingestBatch), in batches. Every
+ * record comes from the simulator, so a rejection is a bug and fails loudly.
+ */
+export async function storeRecords(
+  db: Database,
+  records: Iterable<IngestRecord>,
+  counts: RecordCounts,
+  signal?: AbortSignal,
+): Promise<boolean> {
+  let batch: NumberedRecord[] = [];
+  const flush = async () => {
+    const result = await ingestBatch(db, batch);
+    if (result.rejected.length > 0) {
+      throw new Error(
+        `the demo data was rejected: line ${result.rejected[0]!.line}: ${result.rejected[0]!.error}`,
+      );
+    }
+    for (const { record } of batch) counts[record.type]++;
+    batch = [];
+  };
+  for (const record of records) {
+    batch.push({ line: batch.length + 1, record });
+    if (batch.length >= BATCH_RECORDS) {
+      await flush();
+      if (signal?.aborted) return false;
+    }
+  }
+  if (batch.length > 0) await flush();
+  return true;
+}
+
+/**
+ * Loads windows one after the other; `onWindow` runs once a window is wholly stored, so an
+ * interrupted load resumes with the windows not yet marked.
+ */
+export async function loadWindows(
+  db: Database,
+  world: World,
+  windows: readonly Interval[],
+  options: WindowOptions & { signal: AbortSignal; onWindow(window: Interval, counts: RecordCounts): void },
+): Promise<RecordCounts> {
+  const counts = emptyCounts();
+  for (const window of windows) {
+    if (options.signal.aborted) break;
+    const complete = await storeRecords(
+      db,
+      recordsBetween(world, window[0], window[1], options),
+      counts,
+      options.signal,
+    );
+    if (complete) options.onWindow(window, counts);
+  }
+  return counts;
+}

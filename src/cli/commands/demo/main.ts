@@ -1,0 +1,244 @@
+import { type App, buildApp } from '../../../app.js';
+import { type Config, ConfigError, loadConfig } from '../../../config.js';
+import type { Database } from '../../../db/database.js';
+import { openDatabase } from '../../../db/open.js';
+import { DAY } from '../../../modules/shared/time.js';
+import {
+  createWorld,
+  type Detail,
+  deploymentTimeline,
+  emptyCounts,
+  liveBatches,
+  organizationProfile,
+  type World,
+} from '../../../simulate/index.js';
+import { CliError, EXIT } from '../../run.js';
+import { oneLine, serveConfig } from '../serve/main.js';
+import { checkPortFree, listenFailure } from '../serve/port-check.js';
+import { renderBanner } from './banner.js';
+import { addInterval, type Interval, missingFrom, newestFirst } from './coverage.js';
+import { loadWindows, storeRecords } from './loader.js';
+import { type DemoState, newToken, readState, statePath, writeState } from './state.js';
+import { createDemoTenant, workingKey } from './tenant.js';
+
+export interface DemoFlags {
+  port?: string | undefined;
+  host?: string | undefined;
+  /** The size of the simulated month, used on the first start only. */
+  seed: string;
+  days: number;
+  workflows: number;
+  executions: number;
+  live: boolean;
+}
+
+export interface DemoIo {
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream;
+  /** Aborts when the demo should stop (SIGINT, SIGTERM). */
+  readonly signal: AbortSignal;
+}
+
+/** Registrations happen up to 90 days before the simulated month: load them with the first window. */
+const CATALOGUE_LEAD = 100 * DAY;
+/** Executions of the last days get every node's log lines; older ones a few (a faster first start). */
+const FULL_DETAIL_DAYS = 2;
+/** The state file is rewritten at most this often while live data flows. */
+const SAVE_EVERY_MS = 10_000;
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+function demoConfig(
+  env: Readonly<Record<string, string | undefined>>,
+  flags: DemoFlags,
+  state?: DemoState,
+): Config {
+  try {
+    const base = serveConfig(env, flags);
+    // The demo always runs on the embedded database, quietly unless a log level is asked for.
+    return loadConfig(
+      { ...env, WFAPI_LOG_LEVEL: env.WFAPI_LOG_LEVEL ?? 'warn', PORT: String(base.port), HOST: base.host },
+      {
+        databaseUrl: undefined,
+        adminToken: base.adminToken ?? state?.adminToken,
+        ingestToken: base.ingestToken ?? state?.ingestToken,
+      },
+    );
+  } catch (error) {
+    if (error instanceof ConfigError) throw new CliError(oneLine(error), EXIT.USAGE);
+    throw error;
+  }
+}
+
+/**
+ * Runs the demo until the signal aborts: the embedded database in the data directory, a demo
+ * organization with a lifelike month loaded on the first start (the last day before the server
+ * answers, older days in the background, newest first), reused and brought up to date on later
+ * starts, and new executions as they happen.
+ */
+export async function demo(env: Readonly<Record<string, string | undefined>>, flags: DemoFlags, io: DemoIo) {
+  const startedAt = performance.now();
+  const say = (line: string) => io.stderr.write(`${line}\n`);
+  let config = demoConfig(env, flags);
+  if (config.dataDir.startsWith('memory://')) {
+    throw new CliError('the demo keeps its data on disk: set WFAPI_DATA_DIR to a directory', EXIT.USAGE);
+  }
+  await checkPortFree(config.host, config.port);
+  let db: Database;
+  try {
+    db = await openDatabase(config);
+  } catch (error) {
+    throw new CliError(`cannot open the embedded database in ${config.dataDir}: ${oneLine(error)}`);
+  }
+  let app: App | undefined;
+  try {
+    const now = Date.now();
+    const { state, firstStart, keyProblem } = await prepareState(db, config.dataDir, flags, now, say);
+    config = demoConfig(env, flags, state);
+    const profile = organizationProfile(state.seed);
+    const world = createWorld({
+      seed: state.seed,
+      organizationId: state.organizationId,
+      workflows: state.workflows,
+      start: state.start,
+      days: state.days,
+      executions: state.executions,
+    });
+    const detail = (started: number): Detail => (started >= state.fullDetailFrom ? 'full' : 'compact');
+    let lastSave = Date.now();
+    const markLoaded = (window: Interval, force = false) => {
+      state.loaded = addInterval(state.loaded, window);
+      if (force || Date.now() - lastSave >= SAVE_EVERY_MS) {
+        writeState(config.dataDir, state);
+        lastSave = Date.now();
+      }
+    };
+
+    const wanted: Interval[] = [
+      [world.start - CATALOGUE_LEAD, world.start],
+      [Math.max(world.start, now - state.days * DAY), now],
+    ];
+    const missing = wanted.flatMap((range) => missingFrom(state.loaded, range));
+    // The catalogue first (every registration and deployment: a few hundred records), so that
+    // workflows are complete while their executions load newest first.
+    for (const [after, until] of missing) {
+      const records = deploymentTimeline(world, after, until).flatMap((moment) => moment.records);
+      await storeRecords(db, records, emptyCounts());
+    }
+    // Day by day, newest first, then the registrations before the month in one piece.
+    const windows = [
+      ...newestFirst(missingFrom(state.loaded, wanted[1]!), DAY),
+      ...missingFrom(state.loaded, wanted[0]!),
+    ];
+    const urgent = windows.filter(([, until]) => until > now - DAY);
+    const later = windows.filter(([, until]) => until <= now - DAY);
+    const loadOptions = { signal: io.signal, detail, onWindow: (w: Interval) => markLoaded(w, true) };
+    if (urgent.length > 0)
+      say(firstStart ? 'loading the last day of the demo month...' : 'filling the gap since the last run...');
+    const first = await loadWindows(db, world, urgent, loadOptions);
+    if (io.signal.aborted) return;
+
+    app = await buildApp(config, { db });
+    let url: string;
+    try {
+      url = await app.listen();
+    } catch (error) {
+      throw listenFailure(error, config.host, config.port);
+    }
+    const days = state.days === 1 ? '1 day' : `${state.days} days`;
+    io.stdout.write(
+      renderBanner({
+        url,
+        organization: `${profile.displayName} (${state.organizationId})`,
+        apiKey: state.apiKey,
+        keyProblem,
+        adminToken: config.adminToken ?? '',
+        ingestToken: config.ingestToken ?? '',
+        statePath: statePath(config.dataDir),
+        startupSeconds: (performance.now() - startedAt) / 1000,
+        dataLines: [
+          `data      ${state.workflows} workflows, about ${count(state.executions)} executions a ${days} window, in ${config.dataDir}` +
+            (firstStart
+              ? ''
+              : ` (reused; ${count(first.execution)} executions of the time since the last run added so far)`),
+          later.length > 0
+            ? `loading   older days in the background, newest first (${later.length} windows): they fill in over a minute or two`
+            : 'loading   complete',
+          flags.live ? 'live      new executions arrive as they happen (every second)' : 'live      off',
+        ],
+      }),
+    );
+
+    const background = (async () => {
+      if (later.length === 0) return;
+      const loadStarted = performance.now();
+      const counts = await loadWindows(db, world, later, loadOptions);
+      if (!io.signal.aborted) {
+        say(
+          `demo history complete: ${count(counts.execution)} more executions loaded in ` +
+            `${((performance.now() - loadStarted) / 1000).toFixed(1)} s`,
+        );
+      }
+    })();
+    const live = (async () => {
+      if (!flags.live) return;
+      const counts = emptyCounts();
+      for await (const batch of liveBatches(world, now, { signal: io.signal, detail })) {
+        await storeRecords(db, batch.records, counts);
+        markLoaded([batch.after, batch.until]);
+      }
+    })();
+    const results = await Promise.allSettled([background, live, aborted(io.signal)]);
+    for (const result of results) {
+      if (result.status === 'rejected') say(`demo data could not be stored: ${oneLine(result.reason)}`);
+    }
+    writeState(config.dataDir, state);
+  } finally {
+    await app?.close().catch(() => {});
+    await db.close().catch(() => {});
+  }
+}
+
+function aborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+}
+
+/** The saved state, or a new one (demo organization, member, key, tokens) on the first start. */
+async function prepareState(
+  db: Database,
+  dataDir: string,
+  flags: DemoFlags,
+  now: number,
+  say: (line: string) => void,
+): Promise<{ state: DemoState; firstStart: boolean; keyProblem: string | undefined }> {
+  const saved = readState(dataDir);
+  if (saved) {
+    const key = await workingKey(db, saved.memberId, saved.apiKey);
+    if (key.renewed) {
+      say('the saved demo API key no longer works (revoked or expired): created a new one');
+      saved.apiKey = key.apiKey;
+      writeState(dataDir, saved);
+    }
+    return { state: saved, firstStart: false, keyProblem: key.problem };
+  }
+  const tenant = await createDemoTenant(db, organizationProfile(flags.seed));
+  const state: DemoState = {
+    seed: flags.seed,
+    start: now - flags.days * DAY,
+    days: flags.days,
+    workflows: flags.workflows,
+    executions: flags.executions,
+    fullDetailFrom: now - FULL_DETAIL_DAYS * DAY,
+    organizationId: tenant.organizationId,
+    memberId: tenant.memberId,
+    apiKey: tenant.apiKey,
+    adminToken: newToken(),
+    ingestToken: newToken(),
+    loaded: [],
+  };
+  writeState(dataDir, state);
+  return { state, firstStart: true, keyProblem: undefined };
+}
