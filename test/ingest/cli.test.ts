@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createTenant, workflow } from '../harness/fixtures.js';
 import { startServer } from '../harness/server.js';
 import { useServer } from '../harness/suite.js';
+import { freePort } from './child-server.js';
 import { INGEST_TOKEN, ndjson } from './http.js';
 
 interface CliRun {
@@ -35,14 +35,6 @@ function wfapi(args: readonly string[], options: { stdin?: string; env?: Record<
     child.on('close', (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(options.stdin ?? '');
   });
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
 }
 
 describe('wfapi ingest', () => {
