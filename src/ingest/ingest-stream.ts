@@ -17,6 +17,8 @@ export interface StreamLimits {
   readonly maxBodyBytes: number;
   /** Rejections listed in the answer; the rest are only counted. */
   readonly maxRejections: number;
+  /** Runs each batch write; e.g. to cap concurrent writes (WriteSlots). */
+  readonly runBatch?: <T>(write: () => Promise<T>) => Promise<T>;
 }
 
 export interface IngestProgress {
@@ -87,7 +89,8 @@ export async function ingestNdjson(
     if (pendingLines === 0) return;
     let stored: { accepted: number; rejected: Rejection[] };
     try {
-      stored = await ingestBatch(db, records);
+      const batch = records;
+      stored = await (limits.runBatch ?? ((write) => write()))(() => ingestBatch(db, batch));
     } catch (error) {
       throw new IngestInterruptedError('failed', progress, { cause: error });
     }

@@ -10,6 +10,7 @@ import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import { AppError, errorBody, isDatabaseUnavailable, unavailable } from '../errors.js';
 import { IngestInterruptedError, type IngestProgress, ingestNdjson } from './ingest-stream.js';
+import { WriteSlots } from './write-slots.js';
 
 export interface IngestRouteDeps {
   readonly config: Config;
@@ -71,6 +72,8 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestRouteDeps
   // Without a token the endpoint does not exist: it answers like any unknown route.
   if (!config.ingestToken) return;
   const expected = digest(config.ingestToken);
+  // PGlite has one connection and queues by itself; a PostgreSQL pool keeps half for reads.
+  const slots = new WriteSlots(Math.floor(config.dbPoolSize / 2));
 
   // An encapsulated scope: the NDJSON parser and the hooks apply to this route only.
   app.register(async (scope) => {
@@ -108,6 +111,7 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestRouteDeps
           batchBytes: BATCH_BYTES,
           maxBodyBytes: config.limits.ingestMaxBodyBytes,
           maxRejections: MAX_LISTED_REJECTIONS,
+          runBatch: (write) => slots.run(write),
         });
         return reply.code(200).send({
           accepted: progress.accepted,

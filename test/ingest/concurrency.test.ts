@@ -9,7 +9,8 @@ import { buildDataset, clearPlatformData, readEverything, rollupDrift, seeded } 
 import { INGEST_TOKEN, postIngest } from './http.js';
 
 describe('concurrent ingestion', () => {
-  const ctx = useServer({ ingestToken: INGEST_TOKEN, limits: { ingestBatchSize: 5 } });
+  // A pool of 4 leaves 2 connections to batch writes; the harness pool itself has 5.
+  const ctx = useServer({ ingestToken: INGEST_TOKEN, dbPoolSize: 4, limits: { ingestBatchSize: 5 } });
 
   it('ends with exact counts when concurrent producers send overlapping batches', async () => {
     const a = await createTenant(ctx.db, 'Acme');
@@ -31,7 +32,14 @@ describe('concurrent ingestion', () => {
           .map(({ record }) => record);
       }),
     );
-    const answers = await Promise.all(bodies.map((body) => postIngest(ctx.server.url, body)));
+    const [answers, reads] = await Promise.all([
+      Promise.all(bodies.map((body) => postIngest(ctx.server.url, body))),
+      // Reads go on while the producers write.
+      Promise.all(
+        Array.from({ length: 5 }, () => ctx.server.gql(a.key, '{ workflowExecutions(input: {}) { count } }')),
+      ),
+    ]);
+    for (const read of reads) assert.equal(read.status, 200, JSON.stringify(read.body));
     for (const [i, answer] of answers.entries()) {
       assert.equal(answer.status, 200);
       assert.deepEqual(answer.body.rejected, []);
