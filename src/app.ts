@@ -5,7 +5,7 @@ import { answerClientError } from './client-error.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { openDatabase } from './db/open.js';
-import { AppError, errorBody } from './errors.js';
+import { AppError, errorBody, unavailable } from './errors.js';
 import { DocumentCache } from './graphql/document-cache.js';
 import { registerGraphqlRoutes } from './graphql/graphql.route.js';
 import { JSON_TYPE, negotiate } from './graphql/media-type.js';
@@ -48,7 +48,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       const header = request.headers['x-request-id'];
       return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
     },
-    return503OnClosing: true,
+    // Requests arriving while draining are answered by the onRequest hook below, in the contract's shape.
+    return503OnClosing: false,
     // Requests that are not valid HTTP never reach a route: they get the contract's error shape too.
     clientErrorHandler: answerClientError,
     forceCloseConnections: false,
@@ -65,6 +66,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   let draining = false;
   server.addHook('preClose', async () => {
     draining = true;
+  });
+  server.addHook('onRequest', async (_request, reply) => {
+    if (draining) return reply.code(503).send(errorBody(unavailable('The server is shutting down; retry')));
   });
   server.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);

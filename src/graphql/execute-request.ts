@@ -142,7 +142,9 @@ export async function executeGraphqlRequest<Context>(
     return sendError(reply, mediaType, unsupportedContentType());
   }
   try {
-    const context = await endpoint.context();
+    // One time limit for the whole request, authentication included.
+    const deadline = performance.now() + endpoint.timeoutMs;
+    const context = await withTimeout(() => endpoint.context(), endpoint.timeoutMs, true);
     const params = readParams(raw);
     const prepared = endpoint.documents.prepare(params.query, params.operationName);
     if (prepared.kind !== 'ok') {
@@ -185,7 +187,7 @@ export async function executeGraphqlRequest<Context>(
     }
     const result = await withTimeout(
       () => prepared.compiled.query(undefined, context, params.variables ?? {}),
-      endpoint.timeoutMs,
+      Math.max(1, deadline - performance.now()),
       prepared.operation === 'query',
     );
     const errors = result.errors?.map((e) =>

@@ -9,6 +9,17 @@ function badValue(message: string): never {
   throw new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } });
 }
 
+/** Literal errors carry the literal's location, so the client sees where its query is wrong. */
+function atLiteral<T>(ast: ValueNode, parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (error instanceof GraphQLError)
+      throw new GraphQLError(error.message, { nodes: ast, extensions: error.extensions });
+    throw error;
+  }
+}
+
 function timeFrom(value: unknown): Date {
   if (typeof value !== 'string') badValue('Time must be an RFC 3339 string such as "2026-08-31T14:32:18Z"');
   return (
@@ -27,10 +38,10 @@ const time = new GraphQLScalarType<Date, string>({
     throw new GraphQLError('Time cannot represent a non-date value');
   },
   parseValue: timeFrom,
-  parseLiteral: (ast: ValueNode) => {
-    if (ast.kind !== Kind.STRING) badValue('Time must be a string');
-    return timeFrom(ast.value);
-  },
+  parseLiteral: (ast: ValueNode) =>
+    atLiteral(ast, () =>
+      ast.kind === Kind.STRING ? timeFrom(ast.value) : badValue('Time must be a string'),
+    ),
 });
 
 /** A decimal, sent as a JSON string so that a client never loses precision. */
@@ -40,7 +51,9 @@ const creditAmount = new GraphQLScalarType<string, string>({
   parseValue: (value) =>
     typeof value === 'string' ? value : badValue('CreditAmount must be a decimal string'),
   parseLiteral: (ast) =>
-    ast.kind === Kind.STRING ? ast.value : badValue('CreditAmount must be a decimal string'),
+    atLiteral(ast, () =>
+      ast.kind === Kind.STRING ? ast.value : badValue('CreditAmount must be a decimal string'),
+    ),
 });
 
 const jsonObject = new GraphQLScalarType<Record<string, unknown>, Record<string, unknown>>({
@@ -57,7 +70,8 @@ function stringScalar(name: string): GraphQLScalarType<string, string> {
     name,
     serialize: (value) => String(value),
     parseValue: (value) => (typeof value === 'string' ? value : badValue(`${name} must be a string`)),
-    parseLiteral: (ast) => (ast.kind === Kind.STRING ? ast.value : badValue(`${name} must be a string`)),
+    parseLiteral: (ast) =>
+      atLiteral(ast, () => (ast.kind === Kind.STRING ? ast.value : badValue(`${name} must be a string`))),
   });
 }
 
