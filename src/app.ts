@@ -6,6 +6,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { openDatabase } from './db/open.js';
 import { AppError, errorBody, unavailable } from './errors.js';
+import { registerCors } from './graphql/cors.js';
 import { DocumentCache } from './graphql/document-cache.js';
 import { registerGraphqlRoutes } from './graphql/graphql.route.js';
 import { JSON_TYPE, negotiate } from './graphql/media-type.js';
@@ -117,6 +118,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     }
   });
 
+  registerCors(server, config.corsOrigins);
   const documents = new DocumentCache(buildPublicSchema(), config.limits);
   registerGraphqlRoutes(server, { config, db, documents, rateLimiter, keyUsage });
   registerAdminRoutes(server, { config, db, rateLimiter });

@@ -39,6 +39,8 @@ export interface Config {
   readonly keyUsageFlushMs: number;
   /** Honour X-Forwarded-For (only behind a trusted proxy). */
   readonly trustProxy: boolean;
+  /** Browser origins allowed to call /graphql: `*` or a list. */
+  readonly corsOrigins: '*' | readonly string[];
 }
 
 export class ConfigError extends Error {
@@ -101,6 +103,7 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
     },
     keyUsageFlushMs: int(env, 'WFAPI_KEY_USAGE_FLUSH_MS', 30_000, 10, 3_600_000),
     trustProxy: str(env, 'WFAPI_TRUST_PROXY') === 'true',
+    corsOrigins: corsOrigins(str(env, 'WFAPI_CORS_ORIGINS') ?? '*'),
   };
   const merged = {
     ...base,
@@ -110,6 +113,22 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
     authFailureLimit: { ...base.authFailureLimit, ...overrides.authFailureLimit },
   } as Config;
   return deepFreeze(merged);
+}
+
+function corsOrigins(value: string): '*' | string[] {
+  if (value === '*') return '*';
+  const origins = value
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean);
+  for (const origin of origins) {
+    if (!/^https?:\/\/[^/\s]+$/.test(origin)) {
+      throw new ConfigError(
+        `WFAPI_CORS_ORIGINS must be * or a comma-separated list of origins, got "${origin}"`,
+      );
+    }
+  }
+  return origins;
 }
 
 function deepFreeze<T extends object>(value: T): T {
