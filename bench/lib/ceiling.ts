@@ -1,0 +1,35 @@
+import type { FastifyInstance } from 'fastify';
+import type pg from 'pg';
+import type { RecordedStatement } from './recording-db.js';
+
+/**
+ * Asks the in-process server once for `query` and returns the SQL statements it issued: the
+ * work a request needs from the database, to be replayed directly through the driver.
+ */
+export async function captureStatements(
+  server: FastifyInstance,
+  take: () => RecordedStatement[],
+  apiKey: string,
+  query: string,
+  variables: Record<string, unknown>,
+): Promise<RecordedStatement[]> {
+  take();
+  const response = await server.inject({
+    method: 'POST',
+    url: '/graphql',
+    headers: { 'content-type': 'application/json', authorization: `Apikey ${apiKey}` },
+    payload: JSON.stringify({ query, variables }),
+  });
+  if (response.statusCode !== 200 || JSON.parse(response.body).errors !== undefined) {
+    throw new Error(`capture failed: ${response.statusCode} ${response.body.slice(0, 300)}`);
+  }
+  return take();
+}
+
+/** One replay of a request's statements, in order, on a pooled connection. */
+export function replayer(pool: pg.Pool, statements: readonly RecordedStatement[]): () => Promise<boolean> {
+  return async () => {
+    for (const statement of statements) await pool.query(statement.text, statement.params as unknown[]);
+    return true;
+  };
+}

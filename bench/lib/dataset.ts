@@ -1,0 +1,245 @@
+/**
+ * The benchmark dataset: a simulated organization loaded into its own PostgreSQL database once,
+ * through the real ingestion path (POST /ingest of the real server), and reused by later runs.
+ * Loading is timed per record kind, beside the database's own bulk load (COPY) of the same
+ * rows, which is the ratio the ingestion target is stated against.
+ */
+import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { createApiKey, createMember, createOrganization } from '../../src/admin/admin.service.js';
+import { migrate } from '../../src/db/migrate.js';
+import { openPostgres } from '../../src/db/postgres.js';
+import { uploadNdjson } from '../../src/ingest/ingest-client.js';
+import type { IngestRecord } from '../../src/ingest/records.js';
+import { createWorld, organizationProfile, recordsBetween, toNdjsonLine } from '../../src/simulate/index.js';
+import type { DatasetFacts } from '../queries.js';
+import type { IngestFigures } from '../report.js';
+import { ServerProcess } from './server-process.js';
+
+export interface DatasetInfo {
+  readonly databaseUrl: string;
+  readonly key: string;
+  readonly facts: DatasetFacts;
+  readonly counts: Record<string, number>;
+  readonly ingest: IngestFigures | undefined;
+}
+
+const DAY = 86_400_000;
+const SEED = 'wfapi-bench';
+const END = Date.parse('2026-11-01T00:00:00Z');
+
+function withDatabase(url: string, name: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+}
+
+async function* lines(
+  records: Iterable<IngestRecord>,
+  keep: (r: IngestRecord) => boolean,
+  counts: Record<string, number>,
+) {
+  for (const record of records) {
+    if (!keep(record)) continue;
+    counts[record.type] = (counts[record.type] ?? 0) + 1;
+    yield toNdjsonLine(record);
+  }
+}
+
+/** COPY of executions and log lines into unindexed-equivalent scratch copies of their tables: the ceiling. */
+async function bulkLoadRate(
+  databaseUrl: string,
+  records: () => Iterable<IngestRecord>,
+  type: 'execution' | 'log',
+  limit: number,
+) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const table = type === 'execution' ? 'executions' : 'execution_logs';
+  await client.query(
+    `drop table if exists bench_copy; create table bench_copy (like ${table} including all)`,
+  );
+  const rows = function* () {
+    let n = 0;
+    for (const r of records()) {
+      if (n >= limit) return;
+      if (r.type === 'execution' && type === 'execution') {
+        n++;
+        yield [
+          r.uuid,
+          r.organizationId,
+          r.workflowUUID,
+          r.id,
+          r.status,
+          r.classifiedStatus ?? '\\N',
+          r.startedAt.toISOString(),
+          r.finishedAt?.toISOString() ?? '\\N',
+          r.creditUsed ?? '\\N',
+          r.errors ? JSON.stringify(r.errors).replace(/\\/g, '\\\\') : '\\N',
+          r.executedInTee === null ? '\\N' : String(r.executedInTee),
+          new Date().toISOString(),
+        ].join('\t') + '\n';
+      } else if (r.type === 'log' && type === 'log') {
+        n++;
+        yield [
+          r.organizationId,
+          r.workflowExecutionUUID,
+          `\\\\x${randomBytes(32).toString('hex')}`,
+          r.nodeID,
+          r.message.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n'),
+          r.timestamp.toISOString(),
+        ].join('\t') + '\n';
+      }
+    }
+  };
+  const started = performance.now();
+  let count = 0;
+  const counted = Readable.from(
+    (function* () {
+      for (const row of rows()) {
+        count++;
+        yield row;
+      }
+    })(),
+  );
+  const columns =
+    type === 'log' ? '(organization_id, workflow_execution_uuid, line_hash, node_id, message, timestamp)' : '';
+  await pipeline(counted, client.query(copyFrom(`copy bench_copy ${columns} from stdin`)));
+  const seconds = (performance.now() - started) / 1000;
+  await client.query('drop table bench_copy');
+  await client.end();
+  return count / seconds;
+}
+
+export async function ensureDataset(options: { adminUrl: string; executions: number }): Promise<DatasetInfo> {
+  const name = `wfapi_bench_${options.executions}`;
+  const databaseUrl = withDatabase(options.adminUrl, name);
+  const admin = new pg.Client({ connectionString: options.adminUrl });
+  await admin.connect();
+  const exists = (await admin.query('select 1 from pg_database where datname = $1', [name])).rowCount === 1;
+  if (!exists) await admin.query(`create database ${name}`);
+  await admin.end();
+
+  const db = openPostgres(databaseUrl, { poolSize: 2, statementTimeoutMs: 600_000 });
+  await migrate(db);
+  await db.query(`create table if not exists bench_dataset (id int primary key, organization_id uuid, member_id uuid,
+    counts jsonb, ingest jsonb, facts jsonb)`);
+  const [done] = await db.query<{
+    organization_id: string;
+    member_id: string;
+    counts: Record<string, number>;
+    ingest: IngestFigures;
+    facts: { now: string; workflowUuid: string; executionUuid: string; totalExecutions: number };
+  }>('select * from bench_dataset where id = 1 and facts is not null');
+  if (done) {
+    const key = (await createApiKey(db, { memberId: done.member_id, name: 'bench' })).key;
+    await db.close();
+    return {
+      databaseUrl,
+      key,
+      counts: done.counts,
+      ingest: done.ingest,
+      facts: { ...done.facts, now: new Date(done.facts.now) },
+    };
+  }
+
+  // A fresh load: the simulated organization, a member with a key, then the history through POST /ingest.
+  await db.query(
+    'truncate organizations, members, api_keys, workflows, deployments, executions, execution_logs, execution_events, workflow_rollups, execution_rollups, bench_dataset cascade',
+  );
+  const days = 30;
+  const plan = {
+    seed: SEED,
+    organizationId: organizationProfile(SEED).defaultId,
+    workflows: 20,
+    start: END - days * DAY,
+    days,
+    executions: options.executions,
+  };
+  const world = createWorld(plan);
+  const organization = await createOrganization(db, {
+    displayName: world.organization.displayName,
+    id: plan.organizationId,
+  });
+  const member = await createMember(db, {
+    organizationId: organization.id,
+    emailAddress: 'bench@wfapi.example',
+    displayName: 'Bench',
+    deployAccess: true,
+  });
+  const key = (await createApiKey(db, { memberId: member.id, name: 'bench' })).key;
+  const history = () => recordsBetween(world, Number.NEGATIVE_INFINITY, END);
+
+  const token = randomBytes(16).toString('hex');
+  const server = await ServerProcess.start(
+    { DATABASE_URL: databaseUrl, WFAPI_INGEST_TOKEN: token, WFAPI_DB_POOL_SIZE: '8' },
+    4701,
+  );
+  const counts: Record<string, number> = {};
+  const timed = async (
+    label: string,
+    keep: (r: IngestRecord) => boolean,
+    of: 'execution' | 'log' | 'event',
+  ) => {
+    const started = performance.now();
+    const result = await uploadNdjson({ url: server.url, token }, lines(history(), keep, counts), {
+      chunkLines: 10_000,
+    });
+    const seconds = (performance.now() - started) / 1000;
+    if (result.rejectedCount > 0)
+      throw new Error(
+        `${label}: ${result.rejectedCount} lines rejected: ${JSON.stringify(result.rejected.slice(0, 3))}`,
+      );
+    const rate = (counts[of] ?? 0) / seconds;
+    console.log(
+      `loaded ${label}: ${counts[of]} ${of} records in ${seconds.toFixed(1)} s (${rate.toFixed(0)}/s)`,
+    );
+    return rate;
+  };
+  const executionsPerSecond = await timed(
+    'workflows, deployments, executions',
+    (r) => r.type !== 'log' && r.type !== 'event',
+    'execution',
+  );
+  const logLinesPerSecond = await timed('log lines', (r) => r.type === 'log', 'log');
+  await timed('events', (r) => r.type === 'event', 'event');
+  await server.stop();
+  await db.query('analyze');
+
+  const sample = Math.min(200_000, options.executions);
+  const ingest: IngestFigures = {
+    executionsPerSecond,
+    logLinesPerSecond,
+    bulkLoadExecutionsPerSecond: await bulkLoadRate(databaseUrl, history, 'execution', sample),
+    bulkLoadLogLinesPerSecond: await bulkLoadRate(databaseUrl, history, 'log', sample * 5),
+  };
+  const [pick] = await db.query<{ workflow_uuid: string; n: number }>(
+    'select workflow_uuid, execution_count::int as n from workflow_rollups order by execution_count desc limit 1',
+  );
+  const [execution] = await db.query<{ uuid: string }>(
+    `select e.uuid from executions e where e.workflow_uuid = $1 and exists (select 1 from execution_logs l where l.organization_id = e.organization_id and l.workflow_execution_uuid = e.uuid)
+     order by e.started_at desc limit 1`,
+    [pick!.workflow_uuid],
+  );
+  const [total] = await db.query<{ n: number; now: Date }>(
+    'select count(*)::int as n, max(started_at) as now from executions',
+  );
+  const facts = {
+    now: total!.now,
+    workflowUuid: pick!.workflow_uuid,
+    executionUuid: execution!.uuid,
+    totalExecutions: total!.n,
+  };
+  await db.query('insert into bench_dataset values (1, $1, $2, $3, $4, $5)', [
+    organization.id,
+    member.id,
+    counts,
+    ingest,
+    facts,
+  ]);
+  await db.close();
+  return { databaseUrl, key, facts, counts, ingest };
+}

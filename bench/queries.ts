@@ -1,0 +1,125 @@
+/**
+ * The query mix real clients send: the inventory with aggregates, one workflow over 30 days,
+ * executions filtered by workflow, status and time (first page, a deep page, count only), one
+ * execution with its logs and events, and activity over 24 hours, 7 days and 30 days for one
+ * workflow and for the whole organization.
+ */
+export interface DatasetFacts {
+  /** The instant the dataset ends at (activity windows end here). */
+  readonly now: Date;
+  readonly workflowUuid: string;
+  readonly executionUuid: string;
+  readonly totalExecutions: number;
+}
+
+export interface MixQuery {
+  readonly name: string;
+  readonly query: string;
+  variables(facts: DatasetFacts): Record<string, unknown>;
+  /** The contract's stricter target for single-execution reads. */
+  readonly p99TargetMs: number;
+}
+
+const DAY = 86_400_000;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+const WORKFLOW_FIELDS = `uuid name status workflowId ownerAddress registeredAt executedAt executionCount
+  executionCountByStatus { success failure } creditUsed hasTeeExecutions hasNonTeeExecutions`;
+const EXECUTION_FIELDS = `uuid id workflowUUID workflowName workflowId status classifiedStatus startedAt finishedAt
+  creditUsed executedInTee errors { error count }`;
+
+const activity = (name: string, days: number, withWorkflow: boolean): MixQuery => ({
+  name,
+  p99TargetMs: 50,
+  query: `query Activity($input: WorkflowActivityInput!) {
+    workflowActivity(input: $input) { data { from to successCount failureCount } } }`,
+  variables: (f) => ({
+    input: {
+      ...(withWorkflow ? { workflowUUID: f.workflowUuid } : {}),
+      from: iso(f.now.getTime() - days * DAY),
+      to: iso(f.now.getTime()),
+    },
+  }),
+});
+
+export const MIX: readonly MixQuery[] = [
+  {
+    name: 'inventory (100 workflows, aggregates)',
+    p99TargetMs: 50,
+    query: `query Inventory { workflows(input: {page: {size: 100}}) { count data { ${WORKFLOW_FIELDS} } } }`,
+    variables: () => ({}),
+  },
+  {
+    name: 'workflow over 30 days',
+    p99TargetMs: 50,
+    query: `query Workflow($input: WorkflowInput!) { workflow(input: $input) { data { ${WORKFLOW_FIELDS} } } }`,
+    variables: (f) => ({ input: { uuid: f.workflowUuid, from: iso(f.now.getTime() - 30 * DAY) } }),
+  },
+  {
+    name: 'executions: workflow+status+7d, first page',
+    p99TargetMs: 50,
+    query: `query Executions($input: WorkflowExecutionsInput!) {
+      workflowExecutions(input: $input) { count data { ${EXECUTION_FIELDS} } } }`,
+    variables: (f) => ({
+      input: {
+        workflowUuid: f.workflowUuid,
+        status: ['SUCCESS', 'FAILURE'],
+        from: iso(f.now.getTime() - 7 * DAY),
+        to: iso(f.now.getTime()),
+        page: { number: 0, size: 20 },
+      },
+    }),
+  },
+  {
+    name: 'executions: deep page (page 10,000 of 100)',
+    p99TargetMs: 50,
+    query: `query Deep($input: WorkflowExecutionsInput!) { workflowExecutions(input: $input) { data { uuid startedAt status } } }`,
+    variables: (f) => ({
+      input: {
+        page: { number: Math.max(0, Math.min(10_000, Math.floor(f.totalExecutions / 100) - 1)), size: 100 },
+      },
+    }),
+  },
+  {
+    name: 'executions: count only (status+30d)',
+    p99TargetMs: 50,
+    query: `query Count($input: WorkflowExecutionsInput!) { workflowExecutions(input: $input) { count } }`,
+    variables: (f) => ({
+      input: { status: ['FAILURE'], from: iso(f.now.getTime() - 30 * DAY), to: iso(f.now.getTime()) },
+    }),
+  },
+  {
+    name: 'one execution',
+    p99TargetMs: 5,
+    query: `query One($input: WorkflowExecutionInput!) { workflowExecution(input: $input) { data { ${EXECUTION_FIELDS} } } }`,
+    variables: (f) => ({ input: { uuid: f.executionUuid } }),
+  },
+  {
+    name: 'execution logs',
+    p99TargetMs: 5,
+    query: `query Logs($input: WorkflowExecutionLogsInput!) {
+      workflowExecutionLogs(input: $input) { data { nodeID message timestamp } } }`,
+    variables: (f) => ({ input: { workflowExecutionUUID: f.executionUuid } }),
+  },
+  {
+    name: 'execution events',
+    p99TargetMs: 5,
+    query: `query Events($input: WorkflowExecutionEventsInput!) {
+      workflowExecutionEvents(input: $input) { data { capabilityID status method startedAt finishedAt errors { error count } } } }`,
+    variables: (f) => ({ input: { workflowExecutionUUID: f.executionUuid } }),
+  },
+  activity('activity 24h, one workflow', 1, true),
+  activity('activity 7d, one workflow', 7, true),
+  activity('activity 30d, one workflow', 30, true),
+  activity('activity 24h, organization', 1, false),
+  activity('activity 7d, organization', 7, false),
+  activity('activity 30d, organization', 30, false),
+];
+
+/** The cheapest request through the whole HTTP + auth + GraphQL stack: the stack's own ceiling. */
+export const TRIVIAL: MixQuery = {
+  name: 'trivial ({ __typename })',
+  p99TargetMs: 5,
+  query: '{ __typename }',
+  variables: () => ({}),
+};

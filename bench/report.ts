@@ -1,0 +1,67 @@
+import type { Summary } from './lib/stats.js';
+
+export interface ResultRow {
+  readonly query: string;
+  readonly concurrency: number;
+  readonly http: Summary;
+  /** The same SQL statements replayed straight through the driver: this query's ceiling. */
+  readonly sql: Summary;
+  readonly statements: number;
+  readonly p99TargetMs: number;
+}
+
+export interface IngestFigures {
+  readonly executionsPerSecond: number;
+  readonly logLinesPerSecond: number;
+  /** The database's own bulk load (COPY) of the same execution rows. */
+  readonly bulkLoadExecutionsPerSecond: number;
+  readonly bulkLoadLogLinesPerSecond: number;
+}
+
+export interface BenchResult {
+  readonly command: string;
+  readonly date: string;
+  readonly machine: { cpus: number; node: string };
+  readonly dataset: Record<string, number>;
+  readonly ingest: IngestFigures | undefined;
+  readonly peakRssMb: number;
+  readonly rows: readonly ResultRow[];
+}
+
+const f0 = (n: number) => (Number.isFinite(n) ? n.toFixed(0) : '-');
+const f1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '-');
+
+export function renderMarkdown(result: BenchResult): string {
+  const trivial = new Map(
+    result.rows.filter((r) => r.query.startsWith('trivial')).map((r) => [r.concurrency, r.http.rps]),
+  );
+  const lines = [
+    `Measured ${result.date} on ${result.machine.cpus} cores, Node ${result.machine.node}, PostgreSQL; dataset ${Object.entries(
+      result.dataset,
+    )
+      .map(([k, v]) => `${v.toLocaleString('en-US')} ${k}`)
+      .join(', ')}. Command: \`${result.command}\`.`,
+    '',
+    '| query | conn | req/s | p50 ms | p99 ms | p99 target | SQL ceiling req/s | % of SQL ceiling | % of trivial | errors |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...result.rows.map((r) => {
+      const ofSql = (100 * r.http.rps) / r.sql.rps;
+      const ofTrivial = (100 * r.http.rps) / (trivial.get(r.concurrency) ?? Number.NaN);
+      const met = r.http.p99 <= r.p99TargetMs ? '' : ' ✗';
+      return `| ${r.query} | ${r.concurrency} | ${f0(r.http.rps)} | ${f1(r.http.p50)} | ${f1(r.http.p99)}${met} | ${r.p99TargetMs} | ${f0(r.sql.rps)} | ${f0(ofSql)}% | ${f0(ofTrivial)}% | ${r.http.errors} |`;
+    }),
+    '',
+    `Peak server resident memory through the run: ${f0(result.peakRssMb)} MB.`,
+  ];
+  if (result.ingest) {
+    const i = result.ingest;
+    lines.push(
+      '',
+      '| ingestion | via POST /ingest (records/s) | database bulk load, COPY (rows/s) | ratio |',
+      '|---|---:|---:|---:|',
+      `| executions | ${f0(i.executionsPerSecond)} | ${f0(i.bulkLoadExecutionsPerSecond)} | ${f0((100 * i.executionsPerSecond) / i.bulkLoadExecutionsPerSecond)}% |`,
+      `| log lines | ${f0(i.logLinesPerSecond)} | ${f0(i.bulkLoadLogLinesPerSecond)} | ${f0((100 * i.logLinesPerSecond) / i.bulkLoadLogLinesPerSecond)}% |`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,118 @@
+/**
+ * The benchmark suite: `npm run bench -- [--executions 1000000] [--concurrency 1,4,16] [--seconds 5]`.
+ * Loads (once) a simulated dataset into PostgreSQL through the ingestion path, starts the real
+ * server as its own process and drives it over HTTP with the query mix, beside two ceilings
+ * measured in the same run: the same SQL replayed straight through the driver, and a trivial
+ * query through the whole HTTP + GraphQL stack. Writes bench/results/latest.{json,md}.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { openPostgres } from '../src/db/postgres.js';
+import { captureStatements, replayer } from './lib/ceiling.js';
+import { closedLoop } from './lib/closed-loop.js';
+import { type DatasetInfo, ensureDataset } from './lib/dataset.js';
+import { GraphqlHttpClient } from './lib/http-client.js';
+import { recordingDatabase } from './lib/recording-db.js';
+import { ServerProcess } from './lib/server-process.js';
+import type { Summary } from './lib/stats.js';
+import { MIX, type MixQuery, TRIVIAL } from './queries.js';
+import { type ResultRow, renderMarkdown } from './report.js';
+
+const { values: args } = parseArgs({
+  options: {
+    executions: { type: 'string', default: '1000000' },
+    concurrency: { type: 'string', default: '1,4,16' },
+    seconds: { type: 'string', default: '5' },
+    warmup: { type: 'string', default: '1' },
+    'pg-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
+    port: { type: 'string', default: '4700' },
+  },
+});
+
+const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim();
+const executions = Number(args.executions);
+const levels = args.concurrency!.split(',').map(Number);
+const seconds = Number(args.seconds);
+const warmup = Number(args.warmup);
+
+console.log(`# ${command}`);
+const dataset: DatasetInfo = await ensureDataset({ adminUrl: args['pg-url']!, executions });
+console.log(`dataset: ${dataset.databaseUrl} (${dataset.facts.totalExecutions} executions)`);
+
+const server = await ServerProcess.start(
+  {
+    DATABASE_URL: dataset.databaseUrl,
+    WFAPI_DB_POOL_SIZE: '16',
+    WFAPI_RATE_LIMIT_BURST: '1000000',
+    WFAPI_RATE_LIMIT_PER_SECOND: '1000000',
+  },
+  Number(args.port),
+);
+
+// The ceiling: the statements each query causes, captured once in-process, replayed directly.
+const recorder = recordingDatabase(
+  openPostgres(dataset.databaseUrl, { poolSize: 2, statementTimeoutMs: 60_000 }),
+);
+const capture = await buildApp(loadConfig({}, { logLevel: 'silent' }), { db: recorder.db });
+const statements = new Map<string, Awaited<ReturnType<typeof captureStatements>>>();
+for (const q of [TRIVIAL, ...MIX]) {
+  statements.set(
+    q.name,
+    await captureStatements(capture.server, recorder.take, dataset.key, q.query, q.variables(dataset.facts)),
+  );
+}
+await capture.close();
+await recorder.db.close();
+
+const rows: ResultRow[] = [];
+for (const concurrency of levels) {
+  const client = new GraphqlHttpClient(server.url, dataset.key, concurrency);
+  const pool = new pg.Pool({ connectionString: dataset.databaseUrl, max: concurrency });
+  const measure = async (q: MixQuery): Promise<ResultRow> => {
+    const variables = q.variables(dataset.facts);
+    const http = () => client.post(q.query, variables);
+    const sql = replayer(pool, statements.get(q.name)!);
+    await closedLoop(http, { concurrency, seconds: warmup });
+    const viaHttp: Summary = await closedLoop(http, { concurrency, seconds });
+    await closedLoop(sql, { concurrency, seconds: warmup });
+    const viaSql: Summary = await closedLoop(sql, { concurrency, seconds });
+    const row: ResultRow = {
+      query: q.name,
+      concurrency,
+      http: viaHttp,
+      sql: viaSql,
+      statements: statements.get(q.name)!.length,
+      p99TargetMs: q.p99TargetMs,
+    };
+    console.log(
+      `c=${concurrency} ${q.name}: ${viaHttp.rps.toFixed(0)} req/s p50 ${viaHttp.p50.toFixed(1)} ms p99 ${viaHttp.p99.toFixed(1)} ms` +
+        ` | sql ${viaSql.rps.toFixed(0)}/s | errors ${viaHttp.errors}`,
+    );
+    return row;
+  };
+  rows.push(await measure(TRIVIAL));
+  for (const q of MIX) rows.push(await measure(q));
+  client.close();
+  await pool.end();
+}
+
+const peakRssMb = server.peakRssMb;
+await server.stop();
+
+const result = {
+  command,
+  date: new Date().toISOString(),
+  machine: { cpus: (await import('node:os')).cpus().length, node: process.version },
+  dataset: { executions: dataset.facts.totalExecutions, ...dataset.counts },
+  ingest: dataset.ingest,
+  peakRssMb,
+  rows,
+};
+mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
+writeFileSync(new URL('./results/latest.json', import.meta.url), `${JSON.stringify(result, null, 2)}\n`);
+const markdown = renderMarkdown(result);
+writeFileSync(new URL('./results/latest.md', import.meta.url), markdown);
+console.log(`\n${markdown}`);
