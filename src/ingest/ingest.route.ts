@@ -52,6 +52,9 @@ function checkMediaType(request: FastifyRequest): void {
   }
 }
 
+const isGzip = (request: FastifyRequest) =>
+  request.headers['content-encoding']?.toLowerCase().trim() === 'gzip';
+
 function bodyTooLarge(config: Config): string {
   return `The request body exceeds ${config.limits.ingestMaxBodyBytes} bytes`;
 }
@@ -83,8 +86,9 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestRouteDeps
       try {
         if (!bearerMatches(request.headers.authorization, expected)) throw unauthenticated();
         checkMediaType(request);
+        // The limit is on the NDJSON itself: a gzip body's length says nothing about it.
         const length = Number(request.headers['content-length']);
-        if (request.headers['content-encoding'] === undefined && length > config.limits.ingestMaxBodyBytes) {
+        if (!isGzip(request) && length > config.limits.ingestMaxBodyBytes) {
           throw new AppError('BAD_USER_INPUT', `${bodyTooLarge(config)}; nothing was stored`, {
             status: 413,
           });
@@ -98,7 +102,7 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestRouteDeps
 
     scope.post('/ingest', async (request: FastifyRequest, reply: FastifyReply) => {
       const payload = request.body as Readable | undefined;
-      const gzip = request.headers['content-encoding']?.toLowerCase().trim() === 'gzip';
+      const gzip = isGzip(request);
       // pipeline (unlike pipe) passes a dropped connection on to the gunzip stream being read.
       const body: AsyncIterable<Uint8Array> = !payload
         ? (async function* () {})()
