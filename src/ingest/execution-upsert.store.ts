@@ -3,7 +3,7 @@ import { type ExecutionRecord, TERMINAL_STATUSES } from './records.js';
 import { RollupDeltas } from './rollup-deltas.store.js';
 
 /** An execution as stored: the record without its type tag. */
-type ExecutionState = Omit<ExecutionRecord, 'type'>;
+export type ExecutionState = Omit<ExecutionRecord, 'type'>;
 
 interface StoredExecutionRow {
   organization_id: string;
@@ -51,7 +51,7 @@ function sameDecimal(a: string | null, b: string | null): boolean {
   return trim(a) === trim(b);
 }
 
-async function storedExecutions(
+export async function storedExecutions(
   tx: Transaction,
   uuids: readonly string[],
 ): Promise<Map<string, ExecutionState>> {
@@ -82,14 +82,18 @@ async function storedExecutions(
 }
 
 /**
- * Merges the batch's execution states, in arrival order, into the stored ones and writes those
+ * Merges the batch's execution states, in arrival order, into the stored ones (`stored`, read
+ * under the caller's lock: at least every uuid of `records`) and writes those
  * that changed, with their rollup deltas. The caller holds the organizations' ingestion locks.
  * A row is only ever updated by its own organization: should another organization claim a new
  * uuid in a concurrent transaction, that write is skipped and counts nowhere.
  */
-export async function applyExecutions(tx: Transaction, records: readonly ExecutionRecord[]): Promise<void> {
+export async function applyExecutions(
+  tx: Transaction,
+  records: readonly ExecutionRecord[],
+  stored: ReadonlyMap<string, ExecutionState>,
+): Promise<void> {
   if (records.length === 0) return;
-  const stored = await storedExecutions(tx, [...new Set(records.map((r) => r.uuid))]);
   const final = new Map<string, ExecutionState>();
   for (const record of records) {
     const { type: _type, ...state } = record;

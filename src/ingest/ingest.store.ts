@@ -1,5 +1,5 @@
 import type { Database, Transaction } from '../db/database.js';
-import { applyExecutions } from './execution-upsert.store.js';
+import { applyExecutions, type ExecutionState, storedExecutions } from './execution-upsert.store.js';
 import { insertEvents, insertLogs } from './lines.store.js';
 import type { DeploymentRecord, IngestRecord, WorkflowRecord } from './records.js';
 
@@ -51,13 +51,14 @@ export async function ingestBatch(db: Database, records: readonly NumberedRecord
       rejected.push({ line, error: `unknown organizationId ${record.organizationId}` });
       return false;
     });
-    valid = await rejectForeignUuids(tx, valid, rejected);
+    const checked = await rejectForeignUuids(tx, valid, rejected);
+    valid = checked.valid;
 
     const of = <T extends IngestRecord['type']>(type: T) =>
       valid.filter((r) => r.record.type === type).map((r) => r.record as Extract<IngestRecord, { type: T }>);
     await upsertWorkflows(tx, lastByUuid(of('workflow')));
     await upsertDeployments(tx, lastByUuid(of('deployment')));
-    await applyExecutions(tx, of('execution'));
+    await applyExecutions(tx, of('execution'), checked.executions);
     await insertLogs(tx, of('log'));
     await insertEvents(tx, of('event'));
     rejected.sort((a, b) => a.line - b.line);
@@ -97,7 +98,9 @@ async function rejectForeignUuids(
   tx: Transaction,
   records: NumberedRecord[],
   rejected: Rejection[],
-): Promise<NumberedRecord[]> {
+): Promise<{ valid: NumberedRecord[]; executions: Map<string, ExecutionState> }> {
+  // The stored executions serve twice: as owners here, and as the state batch records merge into.
+  let executions = new Map<string, ExecutionState>();
   const foreign = new Set<NumberedRecord>();
   const reject = (numbered: NumberedRecord, uuid: string) => {
     foreign.add(numbered);
@@ -109,14 +112,17 @@ async function rejectForeignUuids(
       (uuid): uuid is string => uuid !== undefined,
     );
     if (uuids.length === 0) continue;
-    const owners = new Map(
-      (
-        await tx.query<{ uuid: string; organization_id: string }>(
-          `select uuid, organization_id from ${table} where uuid = any($1::uuid[])`,
-          [uuids],
-        )
-      ).map((row) => [row.uuid, row.organization_id]),
-    );
+    let owners: Map<string, string>;
+    if (table === 'executions') {
+      executions = await storedExecutions(tx, uuids);
+      owners = new Map([...executions.values()].map((e) => [e.uuid, e.organizationId]));
+    } else {
+      const rows = await tx.query<{ uuid: string; organization_id: string }>(
+        `select uuid, organization_id from ${table} where uuid = any($1::uuid[])`,
+        [uuids],
+      );
+      owners = new Map(rows.map((row) => [row.uuid, row.organization_id]));
+    }
     for (const numbered of live) {
       const uuid = own(numbered.record);
       if (uuid === undefined) continue;
@@ -131,7 +137,7 @@ async function rejectForeignUuids(
       if (owner !== undefined && owner !== numbered.record.organizationId) reject(numbered, uuid);
     }
   }
-  return records.filter((r) => !foreign.has(r));
+  return { valid: records.filter((r) => !foreign.has(r)), executions };
 }
 
 /** Within a batch, the last line of a uuid is its latest state. */
