@@ -4,6 +4,7 @@
  * so a chunk cut short by a timeout, a crash or a dropped connection is simply sent again.
  * Uses only web-platform APIs (fetch, AbortSignal), so it runs wherever fetch does.
  */
+import { parseRetryAfter, retryDelay, sleep } from '../client/retry.js';
 
 export interface IngestTarget {
   /** The server's base URL, e.g. `http://127.0.0.1:4000`. */
@@ -63,8 +64,9 @@ interface ChunkAnswer {
   rejectedCount?: number;
 }
 
-const BASE_DELAY_MS = 250;
-const MAX_DELAY_MS = 30_000;
+/** Backoff of one chunk: full jitter from 250 ms, doubling; a long Retry-After is still honoured. */
+const RETRY_BASE_DELAY_MS = 250;
+const RETRY_MAX_DELAY_MS = 300_000;
 
 /** A failure worth retrying, with the server's Retry-After when it gave one. */
 class Retryable extends Error {
@@ -75,36 +77,6 @@ class Retryable extends Error {
   ) {
     super(message);
   }
-}
-
-/** Retry-After is either delay-seconds or an HTTP date. */
-function retryAfterMs(header: string | null): number | undefined {
-  if (!header) return undefined;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
-}
-
-/** Full jitter: a random delay up to the exponential bound, never shorter than Retry-After. */
-function backoffMs(attempt: number, floorMs = 0): number {
-  const bound = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** attempt);
-  return Math.max(floorMs, Math.round(Math.random() * bound));
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 async function errorMessage(response: Response): Promise<string> {
@@ -147,7 +119,7 @@ async function postChunk(
   }
   const message = `${response.status} ${await errorMessage(response)}`;
   if (response.status === 429 || response.status >= 500) {
-    throw new Retryable(message, response.status, retryAfterMs(response.headers.get('retry-after')));
+    throw new Retryable(message, response.status, parseRetryAfter(response.headers.get('retry-after')));
   }
   throw new IngestUploadError(`the server refused the upload: ${message}`, response.status, {
     accepted: 0,
@@ -205,14 +177,18 @@ export async function uploadNdjson(
           );
         }
         if (!(error instanceof Retryable)) throw error;
-        if (attempt >= retries) {
+        const delayMs = retryDelay(
+          { retries, baseDelayMs: RETRY_BASE_DELAY_MS, maxDelayMs: RETRY_MAX_DELAY_MS },
+          attempt,
+          error.retryAfterMs,
+        );
+        if (delayMs === undefined) {
           throw new IngestUploadError(
             `giving up after ${attempt + 1} attempts (lines ${sent + 1}-${sent + chunk.length}): ${error.message}`,
             error.status,
             { ...result },
           );
         }
-        const delayMs = backoffMs(attempt, error.retryAfterMs);
         options.onRetry?.({ attempt: attempt + 1, delayMs, reason: error.message });
         await sleep(delayMs, options.signal);
       }
