@@ -10,7 +10,6 @@ import {
   emptyCounts,
   liveBatches,
   organizationProfile,
-  type World,
 } from '../../../simulate/index.js';
 import { CliError, EXIT } from '../../run.js';
 import { oneLine, serveConfig } from '../serve/main.js';
