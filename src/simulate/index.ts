@@ -5,7 +5,13 @@ export { buildExecution, DETAILS, type Detail, MAX_EXECUTION_MS } from './execut
 export { type Incident, incidentAt, incidentsOnDay } from './incidents.js';
 export { type LiveBatch, type LiveOptions, liveBatches } from './live.js';
 export { toNdjsonLine } from './ndjson.js';
-export { emptyCounts, type RecordCounts, recordsBetween, type WindowOptions } from './stream.js';
+export {
+  emptyCounts,
+  type RecordCounts,
+  recordsBetween,
+  totalRecords,
+  type WindowOptions,
+} from './stream.js';
 export {
   createWorld,
   organizationProfile,

@@ -26,6 +26,10 @@ export function emptyCounts(): RecordCounts {
   return { workflow: 0, deployment: 0, execution: 0, log: 0, event: 0 };
 }
 
+export function totalRecords(counts: RecordCounts): number {
+  return Object.values(counts).reduce((sum, n) => sum + n, 0);
+}
+
 /** Every record due in (after, until]; `after = -Infinity` gives the whole history up to `until`. */
 export function* recordsBetween(
   world: World,

@@ -1,8 +1,8 @@
 import cliProgress from 'cli-progress';
 import { type Command, Option } from 'commander';
-import type { RecordCounts } from '../../../simulate/index.js';
+import { type RecordCounts, totalRecords } from '../../../simulate/index.js';
 import { EXIT } from '../../run.js';
-import { type SimulateFlags, type SimulateSummary, simulateMain, simulateSettings, totalOf } from './main.js';
+import { type SimulateFlags, type SimulateSummary, simulateMain, simulateSettings } from './main.js';
 
 const SHOWN_REJECTIONS = 20;
 const number = (n: number) => n.toLocaleString('en-US');
@@ -14,7 +14,7 @@ function describe(counts: RecordCounts): string {
 }
 
 function printSummary(summary: SimulateSummary): void {
-  const total = totalOf(summary.counts);
+  const total = totalRecords(summary.counts);
   const rate = Math.round(total / Math.max(summary.seconds, 0.001));
   process.stderr.write(
     `simulated ${number(total)} records (${describe(summary.counts)}) in ${summary.seconds.toFixed(1)} s ` +
@@ -100,7 +100,7 @@ export function register(program: Command): void {
           onProgress: (counts) =>
             bar?.update(Math.min(counts.execution, settings.executions), {
               executions: number(counts.execution),
-              records: number(totalOf(counts)),
+              records: number(totalRecords(counts)),
             }),
           onNotice: (text) => process.stderr.write(`${text}\n`),
         });

@@ -1,12 +1,5 @@
-import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
 import type { Writable } from 'node:stream';
-import {
-  type IngestTarget,
-  IngestUploadError,
-  type UploadResult,
-  uploadNdjson,
-} from '../../../ingest/ingest-client.js';
+import type { IngestTarget } from '../../../ingest/ingest-client.js';
 import type { IngestRecord } from '../../../ingest/records.js';
 import { DAY, parseTime } from '../../../modules/shared/time.js';
 import { normalizeUuid } from '../../../modules/shared/uuid.js';
@@ -20,10 +13,9 @@ import {
   type RecordCounts,
   recordsBetween,
   type SimulationPlan,
-  toNdjsonLine,
 } from '../../../simulate/index.js';
 import { CliError, EXIT } from '../../run.js';
-import { LineWriter } from './line-writer.js';
+import { upload, write } from './output.js';
 import { type CreatedTenant, createTenant } from './tenant.js';
 
 export interface SimulateFlags {
@@ -79,9 +71,6 @@ export interface SimulateIo {
 
 /** Records per batch handed to the writer or the upload. */
 const BATCH_RECORDS = 2000;
-/** Rejections kept in the summary; the rest are counted. */
-const MAX_REJECTIONS = 1000;
-
 /** The earliest history start that keeps every registration (up to 90 days earlier) after 1970. */
 const EARLIEST_START = 100 * DAY;
 
@@ -204,86 +193,8 @@ export async function simulateMain(settings: SimulateSettings, io: SimulateIo): 
       yield records;
     }
   };
-  if (settings.to) await upload(settings.to, counted(history()), counted(live()), summary, io);
-  else await write(settings.out, counted(history()), counted(live()), io);
+  if (settings.to) Object.assign(summary, await upload(settings.to, counted(history()), counted(live()), io));
+  else await write(settings.out, counted(history()), counted(live()), io.stdout);
   summary.seconds = (performance.now() - started) / 1000;
   return summary;
-}
-
-async function write(
-  out: string | undefined,
-  history: AsyncIterable<readonly IngestRecord[]>,
-  live: AsyncIterable<readonly IngestRecord[]>,
-  io: SimulateIo,
-): Promise<void> {
-  const stream = out === undefined ? io.stdout : createWriteStream(out);
-  try {
-    if (out !== undefined) await once(stream, 'open');
-    const writer = new LineWriter(stream);
-    for (const batches of [history, live]) {
-      for await (const records of batches) {
-        for (const record of records) {
-          if (writer.push(toNdjsonLine(record))) await writer.flush();
-        }
-        // Live batches are written as soon as they are due, so a reader sees them at once.
-        await writer.flush();
-        if (writer.gone) return;
-      }
-    }
-  } catch (error) {
-    throw new CliError(`cannot write ${out ?? 'standard output'}: ${(error as Error).message}`);
-  } finally {
-    if (out !== undefined) await new Promise<void>((resolve) => stream.end(resolve));
-  }
-}
-
-async function* linesOf(
-  batches: AsyncIterable<readonly IngestRecord[]> | Iterable<readonly IngestRecord[]>,
-): AsyncGenerator<string> {
-  for await (const records of batches) yield records.map(toNdjsonLine).join('\n');
-}
-
-/**
- * Sends the history as one upload (which the client cuts into chunks), then each live batch as
- * an upload of its own as soon as it is due. Rejected line numbers count from the first record.
- */
-async function upload(
-  target: IngestTarget,
-  history: AsyncIterable<readonly IngestRecord[]>,
-  live: AsyncIterable<readonly IngestRecord[]>,
-  summary: SimulateSummary,
-  io: SimulateIo,
-): Promise<void> {
-  const options = {
-    signal: io.signal,
-    onRetry: ({ attempt, delayMs, reason }: { attempt: number; delayMs: number; reason: string }) =>
-      io.onNotice?.(`retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s: ${reason}`),
-  };
-  let sent = 0;
-  const add = (result: UploadResult) => {
-    summary.accepted = (summary.accepted ?? 0) + result.accepted;
-    summary.rejectedCount += result.rejectedCount;
-    for (const rejection of result.rejected.slice(0, MAX_REJECTIONS - summary.rejected.length)) {
-      summary.rejected.push({ line: sent + rejection.line, error: rejection.error });
-    }
-  };
-  try {
-    add(await uploadNdjson(target, linesOf(history), options));
-    sent = totalOf(summary.counts);
-    for await (const records of live) {
-      add(await uploadNdjson(target, linesOf([records]), options));
-      sent += records.length;
-    }
-  } catch (error) {
-    if (io.signal.aborted) return;
-    if (error instanceof IngestUploadError) {
-      add(error.partial);
-      throw new CliError(error.message, error.status === undefined ? EXIT.UNAVAILABLE : EXIT.FAILURE);
-    }
-    throw error;
-  }
-}
-
-export function totalOf(counts: RecordCounts): number {
-  return Object.values(counts).reduce((sum, n) => sum + n, 0);
 }
