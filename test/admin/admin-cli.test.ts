@@ -1,43 +1,16 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { type CliResult, runCli } from '../harness/cli.js';
 import { startServer } from '../harness/server.js';
 import { useServer } from '../harness/suite.js';
 import { ADMIN_TOKEN } from './admin-request.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ACCOUNT = '{ getAccountDetails { memberId } }';
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs `wfapi <args>` from source as a child process, with only the given WFAPI_* variables. */
-function wfapi(args: readonly string[], env: Record<string, string> = {}): Promise<Run> {
-  const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith('WFAPI_')),
-  );
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/dev.ts', ...args], {
-      cwd: ROOT,
-      env: { ...inherited, NO_COLOR: '1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function wfapi(args: readonly string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return runCli(args, { NO_COLOR: '1', ...env });
 }
 
 /** A port nothing listens on. */
@@ -53,7 +26,7 @@ describe('wfapi orgs / members / keys', () => {
   const ctx = useServer({ adminToken: ADMIN_TOKEN });
   const admin = (args: readonly string[], env: Record<string, string> = {}) =>
     wfapi(args, { WFAPI_URL: ctx.server.url, WFAPI_ADMIN_TOKEN: ADMIN_TOKEN, ...env });
-  const json = (run: Run) => {
+  const json = (run: CliResult) => {
     assert.equal(run.code, 0, run.stderr);
     return JSON.parse(run.stdout);
   };

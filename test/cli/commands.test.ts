@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { describe, it } from 'node:test';
+import { runCli } from '../harness/cli.js';
 import { type Dataset, seedDataset } from '../harness/dataset.js';
 import { createTenant, type Tenant } from '../harness/fixtures.js';
 import { useServer } from '../harness/suite.js';
-import { runCli } from './run-cli.js';
 
 const ESC = '\u001b[';
 

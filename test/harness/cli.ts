@@ -11,12 +11,14 @@ export interface CliResult {
 
 /**
  * Runs `wfapi <args>` from source as a child process, as a user would from a shell (stdout and
- * stderr are pipes, so no colours and no progress bar unless `env` asks for them). The
+ * stderr are pipes, so no colours and no progress bar unless `env` asks for them; `stdin` is
+ * its standard input). The
  * connection comes only from `env`: inherited WFAPI_* and colour variables are removed.
  */
 export function runCli(
   args: readonly string[],
   env: Readonly<Record<string, string>> = {},
+  stdin = '',
 ): Promise<CliResult> {
   const base = Object.fromEntries(
     Object.entries(process.env).filter(
@@ -26,8 +28,9 @@ export function runCli(
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/dev.ts', ...args], {
     cwd: ROOT,
     env: { ...base, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
+  child.stdin.end(stdin);
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {

@@ -1,40 +1,17 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { runCli } from '../harness/cli.js';
 import { createTenant, workflow } from '../harness/fixtures.js';
 import { startServer } from '../harness/server.js';
 import { useServer } from '../harness/suite.js';
 import { freePort } from './child-server.js';
 import { INGEST_TOKEN, ndjson } from './http.js';
 
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `wfapi <args>` from source as a child process. */
 function wfapi(args: readonly string[], options: { stdin?: string; env?: Record<string, string> } = {}) {
-  return new Promise<CliRun>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/dev.ts', ...args], {
-      env: { ...process.env, WFAPI_URL: '', WFAPI_INGEST_TOKEN: '', ...options.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.stdin ?? '');
-  });
+  return runCli(args, options.env, options.stdin);
 }
 
 describe('wfapi ingest', () => {
