@@ -19,6 +19,8 @@ export function runCli(
   args: readonly string[],
   env: Readonly<Record<string, string>> = {},
   stdin = '',
+  /** Sees standard error as it arrives (all of it so far), e.g. to wait for a message. */
+  onStderr?: (stderr: string) => void,
 ): Promise<CliResult> {
   const base = Object.fromEntries(
     Object.entries(process.env).filter(
@@ -38,6 +40,7 @@ export function runCli(
   });
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk;
+    onStderr?.(stderr);
   });
   const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
   return new Promise((resolve, reject) => {

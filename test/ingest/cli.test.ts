@@ -88,8 +88,20 @@ describe('wfapi ingest', () => {
     const port = await freePort();
     const file = join(dir, 'later.ndjson');
     writeFileSync(file, ndjson(Array.from({ length: 3 }, () => workflow(tenant.organizationId))));
-    const running = wfapi(['ingest', file, '--url', `http://127.0.0.1:${port}`, '--token', INGEST_TOKEN]);
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    // The server starts only once the command has failed to reach it and said it will retry.
+    let retrying!: () => void;
+    const firstRetry = new Promise<void>((resolve) => {
+      retrying = resolve;
+    });
+    const running = runCli(
+      ['ingest', file, '--url', `http://127.0.0.1:${port}`, '--token', INGEST_TOKEN],
+      {},
+      '',
+      (stderr) => {
+        if (/retry 1 in/.test(stderr)) retrying();
+      },
+    );
+    await firstRetry;
     const late = await startServer(ctx.db, { ingestToken: INGEST_TOKEN, port });
     try {
       const run = await running;
