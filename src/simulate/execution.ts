@@ -51,17 +51,20 @@ export function buildExecution(world: World, arrival: Arrival, detail: Detail): 
   const error = failure?.message(r, context);
   const leader = world.nodes[r.int(DON_SIZE)]!;
   const events: EventRecord[] = [];
-  const logs: (LogRecord & { compact: boolean })[] = [];
-  const log = (nodeID: string, time: number, message: string, compact = false) =>
-    logs.push({
-      type: 'log',
-      organizationId,
-      workflowExecutionUUID: uuid,
-      nodeID,
-      message,
-      timestamp: new Date(time),
-      compact,
-    });
+  const logs: LogRecord[] = [];
+  // Lines are drawn whatever the detail, so that the random stream and thus the execution stay the same.
+  const log = (nodeID: string, time: number, message: string, compact = false) => {
+    if (detail === 'full' || (detail === 'compact' && compact)) {
+      logs.push({
+        type: 'log',
+        organizationId,
+        workflowExecutionUUID: uuid,
+        nodeID,
+        message,
+        timestamp: new Date(time),
+      });
+    }
+  };
 
   let time = startedAt;
   let microCredits = 0;
@@ -75,17 +78,19 @@ export function buildExecution(world: World, arrival: Arrival, detail: Detail): 
       failing && failure.timeoutMs ? failure.timeoutMs + r.int(400) : sampleDuration(r, capability);
     const end = begin + duration;
     microCredits += r.intBetween(capability.microCredits[0], capability.microCredits[1]);
-    events.push({
-      type: 'event',
-      organizationId,
-      workflowExecutionUUID: uuid,
-      capabilityID: capability.id,
-      status: failing ? 'FAILURE' : 'SUCCESS',
-      method: capability.method,
-      startedAt: new Date(begin),
-      finishedAt: new Date(end),
-      errors: failing ? [{ error: error!, count: DON_SIZE }] : null,
-    });
+    if (detail !== 'none') {
+      events.push({
+        type: 'event',
+        organizationId,
+        workflowExecutionUUID: uuid,
+        capabilityID: capability.id,
+        status: failing ? 'FAILURE' : 'SUCCESS',
+        method: capability.method,
+        startedAt: new Date(begin),
+        finishedAt: new Date(end),
+        errors: failing ? [{ error: error!, count: DON_SIZE }] : null,
+      });
+    }
     const message = stageMessage(r, workflow, stage, arrival, begin, duration);
     if (stage === 'compute') {
       // Every node runs the workflow's code and logs the same line, a few milliseconds apart.
@@ -129,11 +134,8 @@ export function buildExecution(world: World, arrival: Arrival, detail: Detail): 
     errors: failure ? [{ error: error!, count: DON_SIZE }] : null,
     creditUsed: credits,
   };
-  const kept = detail === 'none' ? [] : detail === 'full' ? logs : logs.filter((l) => l.compact);
-  const children = [...events, ...kept.map(({ compact: _compact, ...line }) => line)].sort(
-    (a, b) => dueAt(a) - dueAt(b),
-  );
-  return { execution, startedAt, finishedAt, children: detail === 'none' ? [] : children };
+  const children = [...events, ...logs].sort((a, b) => dueAt(a) - dueAt(b));
+  return { execution, startedAt, finishedAt, children };
 }
 
 /** The failure an execution ends with, if any: incidents first, then the workflow's own failure rate. */

@@ -33,6 +33,20 @@ describe('simulator determinism', () => {
     assert.notEqual(digest(smallWorld()), digest(smallWorld({ seed: 'another' })));
   });
 
+  it('gives the same executions at every level of detail, with fewer lines at lower ones', () => {
+    const world = smallWorld({ executions: 2000 });
+    const at = (detail: 'full' | 'compact' | 'none') => [
+      ...recordsBetween(world, ALL, UNTIL, { detail: () => detail }),
+    ];
+    const [full, compact, none] = [at('full'), at('compact'), at('none')];
+    const executions = (records: typeof full) =>
+      records.filter((r) => r.type === 'execution').map(toNdjsonLine);
+    assert.deepEqual(executions(compact), executions(full));
+    assert.deepEqual(executions(none), executions(full));
+    assert.ok(full.length > compact.length && compact.length > none.length);
+    assert.equal(none.filter((r) => r.type === 'log' || r.type === 'event').length, 0);
+  });
+
   it('writes lines that parse back into exactly the records it generated', () => {
     let count = 0;
     for (const record of recordsBetween(smallWorld({ executions: 3000 }), ALL, UNTIL)) {
