@@ -1,14 +1,16 @@
 import type { Database } from '../../../db/database.js';
 import { ingestBatch, type NumberedRecord } from '../../../ingest/ingest.store.js';
 import type { IngestRecord } from '../../../ingest/records.js';
+import { DAY } from '../../../modules/shared/time.js';
 import {
+  deploymentTimeline,
   emptyCounts,
   type RecordCounts,
   recordsBetween,
   type WindowOptions,
   type World,
 } from '../../../simulate/index.js';
-import type { Interval } from './coverage.js';
+import { type Interval, missingFrom, newestFirst } from './coverage.js';
 
 /**
  * Records per transaction: large enough for throughput, small enough that a read waiting
@@ -70,4 +72,35 @@ export async function loadWindows(
     if (complete) options.onWindow(window, counts);
   }
   return counts;
+}
+
+/** Registrations happen up to 90 days before the simulated month: they load in one piece. */
+const CATALOGUE_LEAD = 100 * DAY;
+
+export interface LoadPlan {
+  /** Registrations and deployments of every missing window: what makes the workflow list complete. */
+  readonly catalogue: IngestRecord[];
+  /** The missing windows, the last `days` days one day at a time newest first, then the registrations before. */
+  readonly windows: Interval[];
+}
+
+/**
+ * What to load to have the registrations and the last `days` days up to `now`, given what is
+ * loaded. A gap older than `days` days (the demo was off for long) is left out: the data stays
+ * recent without reloading months.
+ */
+export function planLoad(
+  world: World,
+  state: { loaded: readonly Interval[]; days: number },
+  now: number,
+): LoadPlan {
+  const lead: Interval = [world.start - CATALOGUE_LEAD, world.start];
+  const recent: Interval = [Math.max(world.start, now - state.days * DAY), now];
+  const missing = [...missingFrom(state.loaded, recent), ...missingFrom(state.loaded, lead)];
+  return {
+    catalogue: missing.flatMap(([after, until]) =>
+      deploymentTimeline(world, after, until).flatMap((moment) => [...moment.records]),
+    ),
+    windows: [...newestFirst(missingFrom(state.loaded, recent), DAY), ...missingFrom(state.loaded, lead)],
+  };
 }

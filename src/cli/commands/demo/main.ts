@@ -6,7 +6,6 @@ import { DAY } from '../../../modules/shared/time.js';
 import {
   createWorld,
   type Detail,
-  deploymentTimeline,
   emptyCounts,
   liveBatches,
   organizationProfile,
@@ -15,8 +14,8 @@ import { CliError, EXIT } from '../../run.js';
 import { oneLine, serveConfig } from '../serve/main.js';
 import { checkPortFree, listenFailure } from '../serve/port-check.js';
 import { renderBanner } from './banner.js';
-import { addInterval, type Interval, missingFrom, newestFirst } from './coverage.js';
-import { loadWindows, storeRecords } from './loader.js';
+import { addInterval, type Interval } from './coverage.js';
+import { loadWindows, planLoad, storeRecords } from './loader.js';
 import { type DemoState, newToken, readState, statePath, writeState } from './state.js';
 import { createDemoTenant, workingKey } from './tenant.js';
 
@@ -38,8 +37,6 @@ export interface DemoIo {
   readonly signal: AbortSignal;
 }
 
-/** Registrations happen up to 90 days before the simulated month: load them with the first window. */
-const CATALOGUE_LEAD = 100 * DAY;
 /** Executions of the last days get every node's log lines; older ones a few (a faster first start). */
 const FULL_DETAIL_DAYS = 2;
 /** The state file is rewritten at most this often while live data flows. */
@@ -113,22 +110,11 @@ export async function demo(env: Readonly<Record<string, string | undefined>>, fl
       }
     };
 
-    const wanted: Interval[] = [
-      [world.start - CATALOGUE_LEAD, world.start],
-      [Math.max(world.start, now - state.days * DAY), now],
-    ];
-    const missing = wanted.flatMap((range) => missingFrom(state.loaded, range));
+    const plan = planLoad(world, state, now);
     // The catalogue first (every registration and deployment: a few hundred records), so that
     // workflows are complete while their executions load newest first.
-    for (const [after, until] of missing) {
-      const records = deploymentTimeline(world, after, until).flatMap((moment) => moment.records);
-      await storeRecords(db, records, emptyCounts());
-    }
-    // Day by day, newest first, then the registrations before the month in one piece.
-    const windows = [
-      ...newestFirst(missingFrom(state.loaded, wanted[1]!), DAY),
-      ...missingFrom(state.loaded, wanted[0]!),
-    ];
+    await storeRecords(db, plan.catalogue, emptyCounts());
+    const windows = plan.windows;
     const urgent = windows.filter(([, until]) => until > now - DAY);
     const later = windows.filter(([, until]) => until <= now - DAY);
     const loadOptions = { signal: io.signal, detail, onWindow: (w: Interval) => markLoaded(w, true) };
@@ -156,7 +142,7 @@ export async function demo(env: Readonly<Record<string, string | undefined>>, fl
         statePath: statePath(config.dataDir),
         startupSeconds: (performance.now() - startedAt) / 1000,
         dataLines: [
-          `data      ${state.workflows} workflows, about ${count(state.executions)} executions a ${days} window, in ${config.dataDir}` +
+          `data      ${state.workflows} workflows, about ${count(state.executions)} executions over ${days}, in ${config.dataDir}` +
             (firstStart
               ? ''
               : ` (reused; ${count(first.execution)} executions of the time since the last run added so far)`),
@@ -187,10 +173,8 @@ export async function demo(env: Readonly<Record<string, string | undefined>>, fl
         markLoaded([batch.after, batch.until]);
       }
     })();
-    const results = await Promise.allSettled([background, live, aborted(io.signal)]);
-    for (const result of results) {
-      if (result.status === 'rejected') say(`demo data could not be stored: ${oneLine(result.reason)}`);
-    }
+    const report = (error: unknown) => say(`demo data could not be stored: ${oneLine(error)}`);
+    await Promise.all([background.catch(report), live.catch(report), aborted(io.signal)]);
     writeState(config.dataDir, state);
   } finally {
     await app?.close().catch(() => {});
