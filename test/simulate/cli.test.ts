@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { parseRecord } from '../../src/ingest/records.js';
+import { runCli } from '../harness/cli.js';
 import { useServer } from '../harness/suite.js';
-import { runWfapi, startWfapi } from './wfapi-process.js';
+import { startWfapi } from './wfapi-process.js';
 
 const ADMIN_TOKEN = 'simulate-test-admin-token';
 const INGEST_TOKEN = 'simulate-test-ingest-token';
@@ -19,10 +20,10 @@ describe('wfapi simulate', () => {
   it('writes the same NDJSON bytes to standard output and to --out for the same seed, and other bytes for another', async () => {
     const file = join(dir, 'out.ndjson');
     const [first, second, other, written] = await Promise.all([
-      runWfapi(['simulate', ...SMALL, '--seed', 'alpha']),
-      runWfapi(['simulate', ...SMALL, '--seed', 'alpha']),
-      runWfapi(['simulate', ...SMALL, '--seed', 'beta']),
-      runWfapi(['simulate', ...SMALL, '--seed', 'alpha', '--out', file]),
+      runCli(['simulate', ...SMALL, '--seed', 'alpha']),
+      runCli(['simulate', ...SMALL, '--seed', 'alpha']),
+      runCli(['simulate', ...SMALL, '--seed', 'beta']),
+      runCli(['simulate', ...SMALL, '--seed', 'alpha', '--out', file]),
     ]);
     for (const run of [first, second, other, written]) assert.equal(run.code, 0, run.stderr);
     assert.ok(first.stdout.length > 100_000);
@@ -51,7 +52,7 @@ describe('wfapi simulate', () => {
       ['--to', 'http://127.0.0.1:1'],
       ['--to', 'ftp://example.com', '--token', 't', '--admin-token', 'a'],
     ]) {
-      const run = await runWfapi(['simulate', ...args]);
+      const run = await runCli(['simulate', ...args]);
       assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
       assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr);
       assert.match(run.stderr, /^wfapi: /);
@@ -60,7 +61,7 @@ describe('wfapi simulate', () => {
   });
 
   it('sends the records to a server with --to, creating the organization, member and key with --admin-token', async () => {
-    const run = await runWfapi(['simulate', ...SMALL, '--to', ctx.server.url], {
+    const run = await runCli(['simulate', ...SMALL, '--to', ctx.server.url], {
       WFAPI_INGEST_TOKEN: INGEST_TOKEN,
       WFAPI_ADMIN_TOKEN: ADMIN_TOKEN,
     });
@@ -81,7 +82,7 @@ describe('wfapi simulate', () => {
   });
 
   it('reports the lines a server rejects and exits 1', async () => {
-    const run = await runWfapi(
+    const run = await runCli(
       [
         'simulate',
         ...SMALL,

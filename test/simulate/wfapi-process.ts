@@ -22,7 +22,11 @@ export interface WfapiProcess {
   exited(): Promise<number | null>;
 }
 
-/** Starts `wfapi <args>` from source as a child process (as `node --import tsx src/cli/dev.ts`). */
+/**
+ * Starts a long-running `wfapi <args>` (the demo, `simulate --live`) from source as a child
+ * process, to watch its output while it runs and stop it with a signal; commands that run to
+ * their end use runCli (harness/cli.ts).
+ */
 export function startWfapi(args: readonly string[], env: Record<string, string> = {}): WfapiProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/dev.ts', ...args], {
     cwd: ROOT,
@@ -70,17 +74,4 @@ export function startWfapi(args: readonly string[], env: Record<string, string> 
       });
     },
   };
-}
-
-export interface WfapiRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `wfapi <args>` to its end. */
-export async function runWfapi(args: readonly string[], env: Record<string, string> = {}): Promise<WfapiRun> {
-  const process = startWfapi(args, env);
-  const code = await process.exited();
-  return { code, stdout: process.stdout(), stderr: process.stderr() };
 }
