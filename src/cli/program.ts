@@ -22,9 +22,26 @@ export async function buildProgram(): Promise<Command> {
       ['cli.js', 'cli.ts'].some((file) => existsSync(new URL(`./${name}/${file}`, COMMANDS_DIR))),
     )
     .sort();
-  for (const name of names) {
-    const module = (await import(new URL(`./${name}/cli.js`, COMMANDS_DIR).href)) as CommandModule;
-    module.register(program);
-  }
+  // Loaded together; a command whose module fails to load is reported when it is run, and never
+  // takes the other commands (serve among them) down with it.
+  const loaded = await Promise.allSettled(
+    names.map((name) => import(new URL(`./${name}/cli.js`, COMMANDS_DIR).href) as Promise<CommandModule>),
+  );
+  loaded.forEach((result, index) => {
+    if (result.status === 'fulfilled') {
+      result.value.register(program);
+      return;
+    }
+    const name = names[index]!;
+    const reason = result.reason instanceof Error ? result.reason.message : String(result.reason);
+    program
+      .command(name)
+      .description(`(unavailable: it failed to load)`)
+      .allowUnknownOption()
+      .allowExcessArguments()
+      .action(() => {
+        throw new Error(`the ${name} command failed to load: ${reason.split('\n')[0]}`);
+      });
+  });
   return program;
 }
