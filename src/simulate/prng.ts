@@ -48,10 +48,14 @@ export class Random {
   private c: number;
   private d: number;
 
-  constructor(seed: number) {
+  /**
+   * Three independent 32-bit words of state: seeded from one word only, a million generators
+   * (one per execution) would share states by the birthday bound and repeat their uuids.
+   */
+  constructor(seed: number, seed2 = seed ^ 0x5bd1e995, seed3 = seed ^ 0x1b873593) {
     this.a = fmix(seed + 0x9e3779b9);
-    this.b = fmix(seed + 0x3c6ef372);
-    this.c = fmix(seed + 0xdaa66d2b);
+    this.b = fmix(seed2 + 0x3c6ef372);
+    this.c = fmix(seed3 + 0xdaa66d2b);
     this.d = 1;
     for (let i = 0; i < 12; i++) this.uint32();
   }
@@ -157,5 +161,5 @@ export class Random {
 
 /** The stream of one simulated thing, named by integer keys under the run's seed. */
 export function randomFor(seed: number, ...keys: number[]): Random {
-  return new Random(mixKeys(seed, keys));
+  return new Random(mixKeys(seed, keys), mixKeys(seed ^ 0x2545f491, keys), mixKeys(seed ^ 0x6c8e9cf5, keys));
 }

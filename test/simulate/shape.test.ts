@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import { incidentAt, isRunning, recordsBetween } from '../../src/simulate/index.js';
 import { type Execution, index, smallWorld, UNTIL } from './world-fixture.js';
 
-const world = smallWorld({ workflows: 20, days: 10, executions: 15_000 });
+// A month, so that several incidents fall in it whatever the seeded generator draws.
+const world = smallWorld({ workflows: 20, days: 30, executions: 40_000 });
 const data = index([...recordsBetween(world, Number.NEGATIVE_INFINITY, UNTIL)]);
 const finished = data.executions.filter((e) => e.finishedAt !== null);
 const workflowOf = new Map(world.workflows.map((w) => [w.uuid, w]));
