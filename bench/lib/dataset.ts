@@ -5,7 +5,11 @@
  * rows, which is the ratio the ingestion target is stated against.
  */
 import { randomBytes } from 'node:crypto';
-import { Readable } from 'node:stream';
+import { once } from 'node:events';
+import { createReadStream, createWriteStream, mkdtempSync, rmSync, type WriteStream } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
@@ -37,81 +41,102 @@ function withDatabase(url: string, name: string): string {
   return parsed.toString();
 }
 
-async function* lines(
-  records: Iterable<IngestRecord>,
-  keep: (r: IngestRecord) => boolean,
-  counts: Record<string, number>,
-) {
-  for (const record of records) {
-    if (!keep(record)) continue;
-    counts[record.type] = (counts[record.type] ?? 0) + 1;
-    yield toNdjsonLine(record);
+type Kind = 'base' | 'log' | 'event';
+const kindOf = (record: IngestRecord): Kind =>
+  record.type === 'log' ? 'log' : record.type === 'event' ? 'event' : 'base';
+
+/** COPY text of an execution or a log line, as the database's own bulk load reads it. */
+function copyRow(record: IngestRecord): string | undefined {
+  const text = (value: string) => value.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n');
+  if (record.type === 'execution') {
+    const r = record;
+    return `${[
+      r.uuid,
+      r.organizationId,
+      r.workflowUUID,
+      r.id,
+      r.status,
+      r.classifiedStatus ?? '\\N',
+      r.startedAt.toISOString(),
+      r.finishedAt?.toISOString() ?? '\\N',
+      r.creditUsed ?? '\\N',
+      r.errors ? text(JSON.stringify(r.errors)) : '\\N',
+      r.executedInTee === null ? '\\N' : String(r.executedInTee),
+    ].join('\t')}\n`;
   }
+  if (record.type === 'log') {
+    return `${[
+      record.organizationId,
+      record.workflowExecutionUUID,
+      `\\\\x${randomBytes(32).toString('hex')}`,
+      record.nodeID,
+      text(record.message),
+      record.timestamp.toISOString(),
+    ].join('\t')}\n`;
+  }
+  return undefined;
 }
 
-/** COPY of executions and log lines into unindexed-equivalent scratch copies of their tables: the ceiling. */
+/** Writes the history once, untimed: NDJSON per kind for POST /ingest, COPY text for the ceiling. */
+async function writeFiles(records: Iterable<IngestRecord>, dir: string, copySample: number) {
+  const open = (name: string) => createWriteStream(join(dir, name));
+  const out = { base: open('base.ndjson'), log: open('log.ndjson'), event: open('event.ndjson') };
+  const copy = { execution: open('executions.copy'), log: open('logs.copy') };
+  const copied = { execution: 0, log: 0 };
+  const counts: Record<string, number> = {};
+  const write = async (stream: WriteStream, text: string) => {
+    if (!stream.write(text)) await once(stream, 'drain');
+  };
+  for (const record of records) {
+    counts[record.type] = (counts[record.type] ?? 0) + 1;
+    await write(out[kindOf(record)], `${toNdjsonLine(record)}\n`);
+    if (
+      (record.type === 'execution' || record.type === 'log') &&
+      copied[record.type] < copySample * (record.type === 'log' ? 5 : 1)
+    ) {
+      const row = copyRow(record);
+      if (row) {
+        copied[record.type] += 1;
+        await write(copy[record.type], row);
+      }
+    }
+  }
+  await Promise.all(
+    [...Object.values(out), ...Object.values(copy)].map((s) => new Promise((resolve) => s.end(resolve))),
+  );
+  return counts;
+}
+
+async function* fileLines(path: string): AsyncGenerator<string> {
+  for await (const line of createInterface({
+    input: createReadStream(path),
+    crlfDelay: Number.POSITIVE_INFINITY,
+  }))
+    yield line;
+}
+
+/** COPY of prepared rows into a scratch copy of the table (same indexes): the database's own bulk load. */
 async function bulkLoadRate(
   databaseUrl: string,
-  records: () => Iterable<IngestRecord>,
-  type: 'execution' | 'log',
-  limit: number,
+  path: string,
+  table: 'executions' | 'execution_logs',
+  rows: number,
 ) {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
-  const table = type === 'execution' ? 'executions' : 'execution_logs';
   await client.query(
     `drop table if exists bench_copy; create table bench_copy (like ${table} including all)`,
   );
-  const rows = function* () {
-    let n = 0;
-    for (const r of records()) {
-      if (n >= limit) return;
-      if (r.type === 'execution' && type === 'execution') {
-        n++;
-        yield [
-          r.uuid,
-          r.organizationId,
-          r.workflowUUID,
-          r.id,
-          r.status,
-          r.classifiedStatus ?? '\\N',
-          r.startedAt.toISOString(),
-          r.finishedAt?.toISOString() ?? '\\N',
-          r.creditUsed ?? '\\N',
-          r.errors ? JSON.stringify(r.errors).replace(/\\/g, '\\\\') : '\\N',
-          r.executedInTee === null ? '\\N' : String(r.executedInTee),
-          new Date().toISOString(),
-        ].join('\t') + '\n';
-      } else if (r.type === 'log' && type === 'log') {
-        n++;
-        yield [
-          r.organizationId,
-          r.workflowExecutionUUID,
-          `\\\\x${randomBytes(32).toString('hex')}`,
-          r.nodeID,
-          r.message.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n'),
-          r.timestamp.toISOString(),
-        ].join('\t') + '\n';
-      }
-    }
-  };
-  const started = performance.now();
-  let count = 0;
-  const counted = Readable.from(
-    (function* () {
-      for (const row of rows()) {
-        count++;
-        yield row;
-      }
-    })(),
-  );
   const columns =
-    type === 'log' ? '(organization_id, workflow_execution_uuid, line_hash, node_id, message, timestamp)' : '';
-  await pipeline(counted, client.query(copyFrom(`copy bench_copy ${columns} from stdin`)));
+    table === 'execution_logs'
+      ? '(organization_id, workflow_execution_uuid, line_hash, node_id, message, timestamp)'
+      : '(uuid, organization_id, workflow_uuid, id, status, classified_status, started_at, finished_at, credit_used, errors, executed_in_tee)';
+  const started = performance.now();
+  await pipeline(createReadStream(path), client.query(copyFrom(`copy bench_copy ${columns} from stdin`)));
   const seconds = (performance.now() - started) / 1000;
   await client.query('drop table bench_copy');
   await client.end();
-  return count / seconds;
+  return rows / seconds;
 }
 
 export async function ensureDataset(options: { adminUrl: string; executions: number }): Promise<DatasetInfo> {
@@ -171,51 +196,56 @@ export async function ensureDataset(options: { adminUrl: string; executions: num
     deployAccess: true,
   });
   const key = (await createApiKey(db, { memberId: member.id, name: 'bench' })).key;
-  const history = () => recordsBetween(world, Number.NEGATIVE_INFINITY, END);
+
+  const dir = mkdtempSync(join(tmpdir(), 'wfapi-bench-'));
+  const sample = Math.min(200_000, options.executions);
+  console.log(`writing the simulated history to ${dir} (not timed)`);
+  const counts = await writeFiles(recordsBetween(world, Number.NEGATIVE_INFINITY, END), dir, sample);
 
   const token = randomBytes(16).toString('hex');
   const server = await ServerProcess.start(
     { DATABASE_URL: databaseUrl, WFAPI_INGEST_TOKEN: token, WFAPI_DB_POOL_SIZE: '8' },
     4701,
   );
-  const counts: Record<string, number> = {};
-  const timed = async (
-    label: string,
-    keep: (r: IngestRecord) => boolean,
-    of: 'execution' | 'log' | 'event',
-  ) => {
+  const timed = async (kind: Kind, of: 'execution' | 'log' | 'event') => {
     const started = performance.now();
-    const result = await uploadNdjson({ url: server.url, token }, lines(history(), keep, counts), {
+    const result = await uploadNdjson({ url: server.url, token }, fileLines(join(dir, `${kind}.ndjson`)), {
       chunkLines: 10_000,
     });
     const seconds = (performance.now() - started) / 1000;
     if (result.rejectedCount > 0)
       throw new Error(
-        `${label}: ${result.rejectedCount} lines rejected: ${JSON.stringify(result.rejected.slice(0, 3))}`,
+        `${kind}: ${result.rejectedCount} lines rejected: ${JSON.stringify(result.rejected.slice(0, 3))}`,
       );
     const rate = (counts[of] ?? 0) / seconds;
     console.log(
-      `loaded ${label}: ${counts[of]} ${of} records in ${seconds.toFixed(1)} s (${rate.toFixed(0)}/s)`,
+      `POST /ingest ${kind}: ${counts[of]} ${of} records in ${seconds.toFixed(1)} s (${rate.toFixed(0)}/s)`,
     );
     return rate;
   };
-  const executionsPerSecond = await timed(
-    'workflows, deployments, executions',
-    (r) => r.type !== 'log' && r.type !== 'event',
-    'execution',
-  );
-  const logLinesPerSecond = await timed('log lines', (r) => r.type === 'log', 'log');
-  await timed('events', (r) => r.type === 'event', 'event');
+  const executionsPerSecond = await timed('base', 'execution');
+  const logLinesPerSecond = await timed('log', 'log');
+  await timed('event', 'event');
   await server.stop();
   await db.query('analyze');
 
-  const sample = Math.min(200_000, options.executions);
   const ingest: IngestFigures = {
     executionsPerSecond,
     logLinesPerSecond,
-    bulkLoadExecutionsPerSecond: await bulkLoadRate(databaseUrl, history, 'execution', sample),
-    bulkLoadLogLinesPerSecond: await bulkLoadRate(databaseUrl, history, 'log', sample * 5),
+    bulkLoadExecutionsPerSecond: await bulkLoadRate(
+      databaseUrl,
+      join(dir, 'executions.copy'),
+      'executions',
+      Math.min(sample, counts.execution ?? 0),
+    ),
+    bulkLoadLogLinesPerSecond: await bulkLoadRate(
+      databaseUrl,
+      join(dir, 'logs.copy'),
+      'execution_logs',
+      Math.min(sample * 5, counts.log ?? 0),
+    ),
   };
+  rmSync(dir, { recursive: true, force: true });
   const [pick] = await db.query<{ workflow_uuid: string; n: number }>(
     'select workflow_uuid, execution_count::int as n from workflow_rollups order by execution_count desc limit 1',
   );
