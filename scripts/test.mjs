@@ -26,7 +26,9 @@ async function postgresUrl() {
     await client.end();
     return DEFAULT_PG;
   } catch {
-    console.log(`# no PostgreSQL at ${DEFAULT_PG} and TEST_DATABASE_URL unset: running on the embedded database only`);
+    console.log(
+      `# no PostgreSQL at ${DEFAULT_PG} and TEST_DATABASE_URL unset: running on the embedded database only`,
+    );
     return undefined;
   }
 }

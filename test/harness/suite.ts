@@ -1,7 +1,7 @@
 import { after, afterEach, before } from 'node:test';
+import type { ConfigOverrides } from '../../src/config.js';
 import { openTestDatabase, type TestDatabase } from './database.js';
 import { startServer, type TestServer } from './server.js';
-import type { ConfigOverrides } from '../../src/config.js';
 
 /**
  * Opens a fresh database and a real server for a test file, empties the tables after each test
