@@ -57,8 +57,12 @@ export async function openTestDatabase(): Promise<TestDatabase> {
       await db.query(`truncate ${tables.map((t) => `"${t.tablename}"`).join(', ')} restart identity cascade`);
     },
     async close() {
-      await db.close();
-      await drop();
+      // The scratch database is dropped even when closing the pool fails.
+      try {
+        await db.close();
+      } finally {
+        await drop();
+      }
     },
   };
 }
