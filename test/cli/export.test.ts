@@ -103,7 +103,22 @@ describe('wfapi export', () => {
     // than any execution runs, so every execution it exports has its final state by then.
     const lagMs = 3 * 60_000;
     assert.ok(lagMs > MAX_EXECUTION_MS);
-    const cuts = [start + 6 * HOUR, start + 15 * HOUR, start + 24 * HOUR];
+    // The first two cuts fall 1 ms after an execution starts, so that it is still running there.
+    const history = [
+      ...recordsBetween(world, Number.NEGATIVE_INFINITY, start + 24 * HOUR, { detail: () => 'none' }),
+    ];
+    const justAfterAStart = (from: number) => {
+      const running = history.find(
+        (r) =>
+          r.type === 'execution' &&
+          r.startedAt.getTime() >= from &&
+          r.finishedAt !== null &&
+          r.finishedAt.getTime() - r.startedAt.getTime() > 1,
+      );
+      assert.ok(running?.type === 'execution', `an execution starts after ${new Date(from).toISOString()}`);
+      return running.startedAt.getTime() + 1;
+    };
+    const cuts = [justAfterAStart(start + 6 * HOUR), justAfterAStart(start + 15 * HOUR), start + 24 * HOUR];
     const incremental: Row[] = [];
     let after = Number.NEGATIVE_INFINITY;
     let runningAtCuts = 0;
