@@ -1,4 +1,5 @@
 import type { Transaction } from '../db/database.js';
+import { toUnits } from './decimal.js';
 import { type ExecutionRecord, TERMINAL_STATUSES } from './records.js';
 import { RollupDeltas } from './rollup-deltas.store.js';
 
@@ -47,8 +48,7 @@ function errorsKey(errors: unknown): string {
 
 function sameDecimal(a: string | null, b: string | null): boolean {
   if (a === null || b === null) return a === b;
-  const trim = (s: string) => (s.includes('.') ? s.replace(/\.?0+$/, '') : s);
-  return trim(a) === trim(b);
+  return toUnits(a) === toUnits(b);
 }
 
 export async function storedExecutions(
