@@ -18,6 +18,8 @@ export interface Config {
   /** Directory of the embedded database; `memory://` keeps it in memory (tests). */
   readonly dataDir: string;
   readonly dbPoolSize: number;
+  /** Name (prepare once per connection) the parameterised statements sent to PostgreSQL. */
+  readonly dbPreparedStatements: boolean;
   readonly adminToken: string | undefined;
   readonly ingestToken: string | undefined;
   readonly redisUrl: string | undefined;
@@ -62,6 +64,13 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   return value;
 }
 
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = str(env, name);
+  if (raw === undefined) return fallback;
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
 function str(env: Env, name: string): string | undefined {
   const value = env[name];
   return value === undefined || value === '' ? undefined : value;
@@ -80,6 +89,7 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
     databaseUrl: str(env, 'DATABASE_URL'),
     dataDir: str(env, 'WFAPI_DATA_DIR') ?? './.wfapi',
     dbPoolSize: int(env, 'WFAPI_DB_POOL_SIZE', 10, 1, 500),
+    dbPreparedStatements: bool(env, 'WFAPI_DB_PREPARED_STATEMENTS', true),
     adminToken: str(env, 'WFAPI_ADMIN_TOKEN'),
     ingestToken: str(env, 'WFAPI_INGEST_TOKEN'),
     redisUrl: str(env, 'REDIS_URL'),
@@ -102,7 +112,7 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
       perSecond: int(env, 'WFAPI_AUTH_FAILURE_PER_SECOND', 1, 1, 1_000_000),
     },
     keyUsageFlushMs: int(env, 'WFAPI_KEY_USAGE_FLUSH_MS', 30_000, 10, 3_600_000),
-    trustProxy: str(env, 'WFAPI_TRUST_PROXY') === 'true',
+    trustProxy: bool(env, 'WFAPI_TRUST_PROXY', false),
     corsOrigins: corsOrigins(str(env, 'WFAPI_CORS_ORIGINS') ?? '*'),
   };
   const merged = {

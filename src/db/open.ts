@@ -10,6 +10,7 @@ export async function openDatabase(config: Config): Promise<Database> {
     ? openPostgres(config.databaseUrl, {
         poolSize: config.dbPoolSize,
         statementTimeoutMs: config.limits.requestTimeoutMs,
+        preparedStatements: config.dbPreparedStatements,
       })
     : await openPglite(config.dataDir);
   try {

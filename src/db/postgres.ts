@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Database, Transaction } from './database.js';
 
@@ -18,6 +19,32 @@ export interface PostgresOptions {
   /** Server-side limit for one statement; queries past it are cancelled. */
   statementTimeoutMs: number;
   applicationName?: string;
+  /**
+   * Name parameterised statements, so that each connection parses and plans one once and then
+   * only binds and executes it (default true). Turn off behind a connection pooler that does
+   * not keep prepared statements per client (PgBouncer in transaction mode before 1.21).
+   */
+  preparedStatements?: boolean;
+}
+
+/** Distinct statement texts named at most: every store's SQL is one of a fixed, small set. */
+const MAX_NAMED_STATEMENTS = 2000;
+const statementNames = new Map<string, string>();
+
+/**
+ * The prepared-statement name of a statement text: the same text always gets the same name, so
+ * that every pooled connection reuses its own prepared copy. Texts without parameters go
+ * through the simple protocol (they may hold several statements, as migrations do) and beyond
+ * the bound texts are sent unnamed, so a stray dynamic text cannot grow memory for ever.
+ */
+export function statementName(text: string, params: readonly unknown[] | undefined): string | undefined {
+  if (params === undefined) return undefined;
+  let name = statementNames.get(text);
+  if (name === undefined && statementNames.size < MAX_NAMED_STATEMENTS) {
+    name = `wfapi_${createHash('sha256').update(text).digest('hex').slice(0, 32)}`;
+    statementNames.set(text, name);
+  }
+  return name;
 }
 
 export function openPostgres(url: string, options: PostgresOptions): Database {
@@ -36,11 +63,17 @@ export function openPostgres(url: string, options: PostgresOptions): Database {
   });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => {});
+  const named = options.preparedStatements ?? true;
+  const config = (text: string, params: readonly unknown[] | undefined): pg.QueryConfig => ({
+    text,
+    values: params as unknown[] | undefined,
+    name: named ? statementName(text, params) : undefined,
+  });
 
   return {
     kind: 'postgres',
     async query<Row>(text: string, params?: readonly unknown[]) {
-      const result = await pool.query(text, params as unknown[] | undefined);
+      const result = await pool.query(config(text, params));
       return result.rows as Row[];
     },
     async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
@@ -57,7 +90,7 @@ export function openPostgres(url: string, options: PostgresOptions): Database {
         const tx: Transaction = {
           inTransaction: true,
           async query<Row>(text: string, params?: readonly unknown[]) {
-            const result = await client.query(text, params as unknown[] | undefined);
+            const result = await client.query(config(text, params));
             return result.rows as Row[];
           },
         };

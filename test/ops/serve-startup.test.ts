@@ -61,6 +61,12 @@ describe('wfapi serve startup failures', () => {
     ['PORT=abc', { PORT: 'abc' }, [], /PORT must be an integer between 0 and 65535, got "abc"/],
     ['--port abc', {}, ['--port', 'abc'], /PORT must be an integer between 0 and 65535, got "abc"/],
     ['WFAPI_LOG_LEVEL=loud', { WFAPI_LOG_LEVEL: 'loud' }, [], /WFAPI_LOG_LEVEL must be one of/],
+    [
+      'WFAPI_DB_PREPARED_STATEMENTS=yes',
+      { WFAPI_DB_PREPARED_STATEMENTS: 'yes' },
+      [],
+      /WFAPI_DB_PREPARED_STATEMENTS must be true or false, got "yes"/,
+    ],
   ] as const) {
     it(`ends with a one-line message and exit code 2 on a configuration error (${label})`, async () => {
       const serve = spawnServe({ WFAPI_DATA_DIR: 'memory://', ...env }, args);

@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { openPostgres, statementName } from '../../src/db/postgres.js';
+import { TEST_DB } from '../harness/database.js';
+
+const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+describe('prepared statements on PostgreSQL', { skip: TEST_DB !== 'postgres' && 'PostgreSQL only' }, () => {
+  const name = `wfapi_test_prepared_${randomBytes(4).toString('hex')}`;
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  before(async () => {
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+  });
+  after(async () => {
+    await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  });
+
+  /** The prepared statements of the pool's one connection (a session sees only its own). */
+  const preparedOn = (db: ReturnType<typeof openPostgres>) =>
+    db.query<{ name: string; statement: string }>(
+      'select name, statement from pg_prepared_statements where statement not like $1',
+      ['%pg_prepared_statements%'],
+    );
+
+  it('gives one text one name, and different texts different names', () => {
+    const text = 'select $1::int as n';
+    assert.equal(statementName(text, [1]), statementName(text, [2]));
+    assert.notEqual(statementName(text, [1]), statementName('select $1::int as m', [1]));
+    assert.match(statementName(text, [1]) ?? '', /^wfapi_[0-9a-f]{32}$/);
+  });
+
+  it('sends statements without parameters unnamed, so that several statements in one text still run', async () => {
+    assert.equal(statementName('select 1; select 2', undefined), undefined);
+    const db = openPostgres(url.toString(), { poolSize: 1, statementTimeoutMs: 10_000 });
+    try {
+      await db.query('create table if not exists t (n int); insert into t values (1); drop table t');
+      assert.deepEqual(await preparedOn(db), []);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('prepares a parameterised statement once per connection and reuses it', async () => {
+    const db = openPostgres(url.toString(), { poolSize: 1, statementTimeoutMs: 10_000 });
+    try {
+      const text = 'select $1::int + 1 as n';
+      assert.deepEqual(await db.query(text, [1]), [{ n: 2 }]);
+      assert.deepEqual(await db.query(text, [41]), [{ n: 42 }]);
+      await db.transaction((tx) => tx.query(text, [2]));
+      const prepared = await preparedOn(db);
+      assert.deepEqual(
+        prepared.map((p) => p.name),
+        [statementName(text, [1])],
+      );
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('prepares nothing when turned off (for poolers that do not keep them)', async () => {
+    const db = openPostgres(url.toString(), {
+      poolSize: 1,
+      statementTimeoutMs: 10_000,
+      preparedStatements: false,
+    });
+    try {
+      assert.deepEqual(await db.query('select $1::int * 2 as n', [21]), [{ n: 42 }]);
+      assert.deepEqual(await preparedOn(db), []);
+    } finally {
+      await db.close();
+    }
+  });
+});
