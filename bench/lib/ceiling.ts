@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
+import { statementName } from '../../src/db/postgres.js';
 import type { RecordedStatement } from './recording-db.js';
 
 /**
@@ -26,10 +27,15 @@ export async function captureStatements(
   return take();
 }
 
-/** One replay of a request's statements, in order, on a pooled connection. */
+/**
+ * One replay of a request's statements, in order, on a pooled connection, named as the server
+ * names them (prepared once per connection), so the ceiling saves what the server saves.
+ */
 export function replayer(pool: pg.Pool, statements: readonly RecordedStatement[]): () => Promise<boolean> {
   return async () => {
-    for (const statement of statements) await pool.query(statement.text, statement.params as unknown[]);
+    for (const { text, params } of statements) {
+      await pool.query({ text, values: params as unknown[], name: statementName(text, params) });
+    }
     return true;
   };
 }
