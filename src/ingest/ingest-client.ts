@@ -28,9 +28,9 @@ export interface UploadResult {
 }
 
 export interface UploadOptions {
-  /** Lines per request (default 5000); a chunk is also cut at `chunkBytes`. */
+  /** Lines per request (default {@link DEFAULT_CHUNK_LINES}); a chunk is also cut at `chunkBytes`. */
   chunkLines?: number;
-  /** Bytes per request, roughly (default 8 MiB). */
+  /** Bytes per request, roughly (default 16 MiB). */
   chunkBytes?: number;
   /** Attempts after the first for one chunk (default 8). */
   retries?: number;
@@ -63,6 +63,12 @@ interface ChunkAnswer {
   rejected: Array<{ line: number; error: string }>;
   rejectedCount?: number;
 }
+
+/**
+ * Several server batches a request: the server parses one batch while it writes the one
+ * before, which a request of a single batch would not let it do.
+ */
+export const DEFAULT_CHUNK_LINES = 20_000;
 
 /** Backoff of one chunk: full jitter from 250 ms, doubling; a long Retry-After is still honoured. */
 const RETRY_BASE_DELAY_MS = 250;
@@ -160,7 +166,19 @@ export async function uploadNdjson(
   const maxRejections = options.maxRejections ?? 1000;
   const result: UploadResult = { accepted: 0, rejected: [], rejectedCount: 0 };
   let sent = 0;
-  for await (const chunk of chunksOf(lines, options.chunkLines ?? 5000, options.chunkBytes ?? 8 * 2 ** 20)) {
+  const chunks = chunksOf(
+    lines,
+    options.chunkLines ?? DEFAULT_CHUNK_LINES,
+    options.chunkBytes ?? 16 * 2 ** 20,
+  );
+  // One request at a time, so that a later line never overtakes an earlier one; the next chunk
+  // is read while the server works on the current one.
+  let upcoming = chunks.next();
+  for (let current = await upcoming; !current.done; current = await upcoming) {
+    const chunk = current.value;
+    upcoming = chunks.next();
+    // Handled when awaited; a source that fails while this chunk is refused must not crash.
+    upcoming.catch(() => {});
     const body = `${chunk.join('\n')}\n`;
     let answer: ChunkAnswer | undefined;
     for (let attempt = 0; answer === undefined; attempt++) {

@@ -1,7 +1,10 @@
 /**
- * One NDJSON body, streamed into the database in batches. Memory stays bounded whatever the body
- * size: at most one batch of records (by count and by bytes) and one line are held, the reader is
- * not pulled while a batch is being written, and only the first rejections are kept.
+ * One NDJSON body, streamed into the database in batches. Batches commit one after another, in
+ * line order, while the next batch is parsed: parsing (this process) and writing (the database)
+ * overlap. Memory stays bounded whatever the body size: at most two batches of records (the one
+ * being written and the one being filled, each bounded by count and by bytes) and one line are
+ * held, the reader is not pulled while a full batch waits for the previous write, and only the
+ * first rejections are kept.
  */
 import type { Database } from '../db/database.js';
 import { ingestBatch, type NumberedRecord, type Rejection } from './ingest.store.js';
@@ -85,22 +88,37 @@ export async function ingestNdjson(
     if (room > 0) progress.rejected.push(...rejections.slice(0, room));
   };
 
+  /** The batch being written, if any; it never rejects (a failure is kept in `failure`). */
+  let writing: Promise<void> | undefined;
+  let failure: { cause: unknown } | undefined;
+  /** Waits for the batch being written; throws if it (or an earlier one) failed. */
+  const settle = async () => {
+    await writing;
+    writing = undefined;
+    if (failure) throw new IngestInterruptedError('failed', progress, failure);
+  };
+
+  /** Hands the pending batch to the database once the previous one is committed; does not wait for it. */
   const flush = async () => {
     if (pendingLines === 0) return;
-    let stored: { accepted: number; rejected: Rejection[] };
-    try {
-      const batch = records;
-      stored = await (limits.runBatch ?? ((write) => write()))(() => ingestBatch(db, batch));
-    } catch (error) {
-      throw new IngestInterruptedError('failed', progress, { cause: error });
-    }
-    progress.accepted += stored.accepted;
-    note([...parseRejections, ...stored.rejected].sort((a, b) => a.line - b.line));
-    progress.committedThroughLine = lastLine;
+    await settle();
+    const batch = records;
+    const rejections = parseRejections;
+    const through = lastLine;
     records = [];
     parseRejections = [];
     pendingLines = 0;
     pendingBytes = 0;
+    writing = (limits.runBatch ?? ((write) => write()))(() => ingestBatch(db, batch)).then(
+      (stored) => {
+        progress.accepted += stored.accepted;
+        note([...rejections, ...stored.rejected].sort((a, b) => a.line - b.line));
+        progress.committedThroughLine = through;
+      },
+      (error: unknown) => {
+        failure = { cause: error };
+      },
+    );
   };
 
   const take = async (lines: readonly NdjsonLine[]) => {
@@ -115,18 +133,25 @@ export async function ingestNdjson(
     }
   };
 
-  for await (const chunk of body) {
-    const room = limits.maxBodyBytes - bodyBytes;
-    bodyBytes += chunk.length;
-    if (chunk.length > room) {
-      // Only the lines completed within the bound are stored; the partial one is dropped.
-      await take(splitter.push(chunk.subarray(0, room)));
-      await flush();
-      throw new IngestInterruptedError('body-too-large', progress);
+  try {
+    for await (const chunk of body) {
+      const room = limits.maxBodyBytes - bodyBytes;
+      bodyBytes += chunk.length;
+      if (chunk.length > room) {
+        // Only the lines completed within the bound are stored; the partial one is dropped.
+        await take(splitter.push(chunk.subarray(0, room)));
+        await flush();
+        await settle();
+        throw new IngestInterruptedError('body-too-large', progress);
+      }
+      await take(splitter.push(chunk));
     }
-    await take(splitter.push(chunk));
+    await take(splitter.end());
+    await flush();
+    await settle();
+    return progress;
+  } finally {
+    // Whatever stopped the stream (a dropped connection, say), no write outlives the request.
+    await writing;
   }
-  await take(splitter.end());
-  await flush();
-  return progress;
 }

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { DEFAULT_CHUNK_LINES } from '../../../ingest/ingest-client.js';
 import { EXIT } from '../../run.js';
 import { type IngestFlags, type IngestSummary, ingestMain, ingestSettings } from './main.js';
 import { createProgressBar } from './progress.js';
@@ -28,7 +29,7 @@ export function register(program: Command): void {
     .option('--url <url>', 'server base URL (env WFAPI_URL, default http://127.0.0.1:4000)')
     .option('--token <token>', 'ingest token (env WFAPI_INGEST_TOKEN)')
     .option('--retries <n>', 'retries of a failed chunk, with exponential backoff (default 8)')
-    .option('--chunk-lines <n>', 'lines per request (default 5000)')
+    .option('--chunk-lines <n>', `lines per request (default ${DEFAULT_CHUNK_LINES})`)
     .option('--json', 'print the result as JSON instead of a summary')
     .action(async (file: string, flags: IngestFlags & { json?: boolean }) => {
       const settings = ingestSettings(process.env, flags);

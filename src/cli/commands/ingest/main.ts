@@ -1,5 +1,6 @@
 import { createReadStream, statSync } from 'node:fs';
 import {
+  DEFAULT_CHUNK_LINES,
   type IngestTarget,
   IngestUploadError,
   type UploadProgress,
@@ -74,7 +75,7 @@ export function ingestSettings(
     url,
     token,
     retries: positiveInt(flags.retries, '--retries', 8, 100),
-    chunkLines: Math.max(1, positiveInt(flags.chunkLines, '--chunk-lines', 5000, 100_000)),
+    chunkLines: Math.max(1, positiveInt(flags.chunkLines, '--chunk-lines', DEFAULT_CHUNK_LINES, 100_000)),
   };
 }
 
