@@ -1,13 +1,14 @@
 /**
  * One NDJSON body, streamed into the database in batches. Batches commit one after another, in
  * line order, while the next batch is parsed: parsing (this process) and writing (the database)
- * overlap. Memory stays bounded whatever the body size: at most two batches of records (the one
+ * overlap. On PostgreSQL they commit without waiting for the disk, and one durable commit at the
+ * end flushes them all (makeDurable) before the answer. Memory stays bounded whatever the body size: at most two batches of records (the one
  * being written and the one being filled, each bounded by count and by bytes) and one line are
  * held, the reader is not pulled while a full batch waits for the previous write, and only the
  * first rejections are kept.
  */
 import type { Database } from '../db/database.js';
-import { ingestBatch, type NumberedRecord, type Rejection } from './ingest.store.js';
+import { ingestBatch, makeDurable, type NumberedRecord, type Rejection } from './ingest.store.js';
 import { LineSplitter, type NdjsonLine } from './ndjson-lines.js';
 import { parseRecord, RecordError } from './records.js';
 
@@ -98,6 +99,10 @@ export async function ingestNdjson(
     if (failure) throw new IngestInterruptedError('failed', progress, failure);
   };
 
+  // PostgreSQL's WAL writer flushes commits that did not wait within a fraction of a second, so
+  // a batch there need not wait for the disk itself; the embedded database has no such background
+  // writer (a commit that does not flush stays in memory), so there each batch waits.
+  const durable = db.kind !== 'postgres';
   /** Hands the pending batch to the database once the previous one is committed; does not wait for it. */
   const flush = async () => {
     if (pendingLines === 0) return;
@@ -109,7 +114,7 @@ export async function ingestNdjson(
     parseRejections = [];
     pendingLines = 0;
     pendingBytes = 0;
-    writing = (limits.runBatch ?? ((write) => write()))(() => ingestBatch(db, batch)).then(
+    writing = (limits.runBatch ?? ((write) => write()))(() => ingestBatch(db, batch, { durable })).then(
       (stored) => {
         progress.accepted += stored.accepted;
         note([...rejections, ...stored.rejected].sort((a, b) => a.line - b.line));
@@ -119,6 +124,18 @@ export async function ingestNdjson(
         failure = { cause: error };
       },
     );
+  };
+
+  /** Waits for every batch handed over, then for the disk: what the answer reports is durable. */
+  const finish = async () => {
+    await flush();
+    await settle();
+    if (durable || progress.committedThroughLine === 0) return;
+    try {
+      await makeDurable(db);
+    } catch (error) {
+      throw new IngestInterruptedError('failed', progress, { cause: error });
+    }
   };
 
   const take = async (lines: readonly NdjsonLine[]) => {
@@ -140,15 +157,13 @@ export async function ingestNdjson(
       if (chunk.length > room) {
         // Only the lines completed within the bound are stored; the partial one is dropped.
         await take(splitter.push(chunk.subarray(0, room)));
-        await flush();
-        await settle();
+        await finish();
         throw new IngestInterruptedError('body-too-large', progress);
       }
       await take(splitter.push(chunk));
     }
     await take(splitter.end());
-    await flush();
-    await settle();
+    await finish();
     return progress;
   } finally {
     // Whatever stopped the stream (a dropped connection, say), no write outlives the request.

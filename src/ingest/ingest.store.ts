@@ -21,16 +21,22 @@ export interface BatchResult {
 
 /**
  * Stores one batch of validated records in one transaction, so the batch is durable when this
- * resolves. Idempotent: uuid records are upserts; log and event lines are keyed by their content.
+ * resolves (or, with `durable: false`, committed, and durable after the next makeDurable). Idempotent: uuid records are upserts; log and event lines are keyed by their content.
  * Writers of one organization are serialised by an advisory lock, which makes the rollup deltas
  * (computed from the stored state read under that lock) exact under concurrent producers.
  * Lines that cannot be stored (unknown organization, a uuid owned by another organization) are
  * returned as rejections and change nothing.
  */
-export async function ingestBatch(db: Database, records: readonly NumberedRecord[]): Promise<BatchResult> {
+export async function ingestBatch(
+  db: Database,
+  records: readonly NumberedRecord[],
+  options: { durable?: boolean } = {},
+): Promise<BatchResult> {
   if (records.length === 0) return { accepted: 0, rejected: [] };
   return db.transaction(async (tx) => {
     await tx.query(`set local statement_timeout = '600s'`);
+    // See makeDurable: the caller takes over making this batch durable.
+    if (options.durable === false) await tx.query('set local synchronous_commit = off');
     const rejected: Rejection[] = [];
     const organizations = [...new Set(records.map((r) => r.record.organizationId))].sort();
     const known = new Set(
@@ -63,6 +69,19 @@ export async function ingestBatch(db: Database, records: readonly NumberedRecord
     await insertEvents(tx, of('event'));
     rejected.sort((a, b) => a.line - b.line);
     return { accepted: valid.length, rejected };
+  });
+}
+
+/**
+ * Returns once everything committed before it, by any connection, is on disk. Batches of one
+ * request commit without waiting for the disk (`durable: false`): the write-ahead log of each is
+ * flushed in the background while the next is written, instead of one flush wait per batch. This
+ * one synchronous commit then flushes the log through all of them, since the log is sequential.
+ * It takes a transaction id so that its commit is logged (and flushed) even if nothing else is.
+ */
+export async function makeDurable(db: Database): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.query('select pg_current_xact_id()');
   });
 }
 
