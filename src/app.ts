@@ -11,6 +11,7 @@ import { DocumentCache } from './graphql/document-cache.js';
 import { registerGraphqlRoutes } from './graphql/graphql.route.js';
 import { JSON_TYPE, negotiate } from './graphql/media-type.js';
 import { registerIngestRoutes } from './ingest/ingest.route.js';
+import { CredentialCache } from './modules/auth/credential-cache.js';
 import { KeyUsageRecorder } from './modules/auth/key-usage.js';
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './modules/auth/rate-limit.js';
 import { buildPublicSchema } from './schema/schema.js';
@@ -62,6 +63,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     server.log.warn({ err: error }, 'could not record API key use'),
   );
   keyUsage.start();
+  const credentials = new CredentialCache(db, config.authCacheMs);
 
   // Once closing, every answer ends its connection, so that idle keep-alive clients cannot hold the drain open.
   let draining = false;
@@ -120,7 +122,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   registerCors(server, config.corsOrigins);
   const documents = new DocumentCache(buildPublicSchema(), config.limits);
-  registerGraphqlRoutes(server, { config, db, documents, rateLimiter, keyUsage });
+  registerGraphqlRoutes(server, { config, db, documents, rateLimiter, keyUsage, credentials });
   registerAdminRoutes(server, { config, db, rateLimiter });
   registerIngestRoutes(server, { config, db });
 
@@ -136,6 +138,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       closing ??= (async () => {
         await server.close();
         await keyUsage.stop();
+        credentials.close();
         await rateLimiter.close();
         if (ownsDb) await db.close();
       })();

@@ -37,6 +37,8 @@ export interface Config {
   readonly rateLimit: RateLimitConfig;
   /** Per client address, charged only by failed authentication. */
   readonly authFailureLimit: RateLimitConfig;
+  /** How long a key's credentials read for one request serve the next ones (0: read every time). */
+  readonly authCacheMs: number;
   /** How often recorded key use is written to the database. */
   readonly keyUsageFlushMs: number;
   /** Honour X-Forwarded-For (only behind a trusted proxy). */
@@ -111,6 +113,7 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
       burst: int(env, 'WFAPI_AUTH_FAILURE_BURST', 20, 1, 1_000_000),
       perSecond: int(env, 'WFAPI_AUTH_FAILURE_PER_SECOND', 1, 1, 1_000_000),
     },
+    authCacheMs: int(env, 'WFAPI_AUTH_CACHE_MS', 1000, 0, 60_000),
     keyUsageFlushMs: int(env, 'WFAPI_KEY_USAGE_FLUSH_MS', 30_000, 10, 3_600_000),
     trustProxy: bool(env, 'WFAPI_TRUST_PROXY', false),
     corsOrigins: corsOrigins(str(env, 'WFAPI_CORS_ORIGINS') ?? '*'),

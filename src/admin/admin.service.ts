@@ -16,6 +16,7 @@ import {
 } from '../modules/accounts/accounts.store.js';
 import { generateApiKey } from '../modules/auth/api-key.js';
 import { type ApiKeyRow, insertApiKey, listApiKeys, revokeApiKey } from '../modules/auth/api-keys.store.js';
+import { credentialsChanged } from '../modules/auth/credential-cache.js';
 import { normalizeUuid } from '../modules/shared/uuid.js';
 import {
   type EntityActiveStatus,
@@ -74,6 +75,7 @@ export async function setOrganizationActiveStatus(
     input.activeStatus,
   );
   if (!row) throw notFound('organization not found');
+  credentialsChanged(db);
   return row;
 }
 
@@ -110,6 +112,7 @@ export async function setDeployAccess(
 ): Promise<MemberRow> {
   const row = await updateDeployAccess(db, uuidOf('memberId', input.memberId), input.approved);
   if (!row) throw notFound('member not found');
+  credentialsChanged(db);
   return row;
 }
 
@@ -141,6 +144,7 @@ export async function createApiKey(
 export async function revokeKey(db: Queryable, input: { id: string }): Promise<ApiKeyRow> {
   const row = await revokeApiKey(db, uuidOf('id', input.id));
   if (!row) throw notFound('API key not found');
+  credentialsChanged(db);
   return row;
 }
 

@@ -5,6 +5,7 @@ import type { Database } from '../db/database.js';
 import { AppError, isDatabaseUnavailable, unavailable } from '../errors.js';
 import { chargeAuthFailure } from '../modules/auth/auth-failures.js';
 import { authenticate, type Principal } from '../modules/auth/authenticate.js';
+import type { CredentialCache } from '../modules/auth/credential-cache.js';
 import type { KeyUsageRecorder } from '../modules/auth/key-usage.js';
 import { type RateLimiter, rateLimitHeaders } from '../modules/auth/rate-limit.js';
 import type { DocumentCache } from './document-cache.js';
@@ -18,16 +19,17 @@ export interface GraphqlRouteDeps {
   readonly documents: DocumentCache;
   readonly rateLimiter: RateLimiter;
   readonly keyUsage: KeyUsageRecorder;
+  readonly credentials: CredentialCache;
 }
 
 export function registerGraphqlRoutes(app: FastifyInstance, deps: GraphqlRouteDeps): void {
-  const { config, db, documents, rateLimiter, keyUsage } = deps;
+  const { config, db, documents, rateLimiter, keyUsage, credentials } = deps;
 
   /** Authentication, then the key's rate limit; failures are charged to the client address only. */
   async function admit(request: FastifyRequest, reply: FastifyReply): Promise<Principal> {
     let principal: Principal;
     try {
-      principal = await authenticate(db, request.headers.authorization);
+      principal = await authenticate(credentials, request.headers.authorization);
     } catch (error) {
       if (error instanceof AppError && error.code === 'UNAUTHENTICATED') {
         await chargeAuthFailure(rateLimiter, request.ip, config.authFailureLimit);

@@ -9,7 +9,7 @@ import {
   setDeployAccess,
   setOrganizationActiveStatus,
 } from '../../src/admin/admin.service.js';
-import { generateApiKey } from '../../src/modules/auth/api-key.js';
+import { composeApiKey, generateApiKey } from '../../src/modules/auth/api-key.js';
 import { createTenant } from '../harness/fixtures.js';
 import { useServer } from '../harness/suite.js';
 import { apikey, errorCode, postGraphql } from './http-client.js';
@@ -147,5 +147,52 @@ describe('authentication over HTTP', () => {
     assert.equal(withoutKey.status, 401);
     assert.equal(withoutKey.headers.get('www-authenticate'), 'Apikey');
     assert.equal(await withoutKey.text(), (await ask(undefined)).text);
+  });
+});
+
+describe('credentials cached between requests', () => {
+  const CACHE_MS = 400;
+  const ctx = useServer({ authCacheMs: CACHE_MS });
+  const ask = (key: string) => postGraphql(ctx.server.url, apikey(key), QUERY);
+  /** A change made behind this server's back, as another server process or an operator's SQL would. */
+  const revokeInDatabase = (keyId: string) =>
+    ctx.db.query('update api_keys set revoked_at = now() where id = $1', [keyId]);
+
+  it('applies a revocation made outside this server within the cache interval, not before', async () => {
+    const tenant = await createTenant(ctx.db);
+    assert.equal((await ask(tenant.key)).status, 200);
+    await revokeInDatabase(tenant.keyId);
+    // Still the cached credentials: this request needed no database read to authenticate.
+    assert.equal((await ask(tenant.key)).status, 200);
+    await sleep(CACHE_MS + 100);
+    assert.equal((await ask(tenant.key)).status, 401);
+  });
+
+  it('applies a revocation made through this server to the very next request', async () => {
+    const tenant = await createTenant(ctx.db);
+    assert.equal((await ask(tenant.key)).status, 200);
+    await revokeKey(ctx.db, { id: tenant.keyId });
+    assert.equal((await ask(tenant.key)).status, 401);
+  });
+
+  it('still checks the secret of a cached key on every request', async () => {
+    const tenant = await createTenant(ctx.db);
+    assert.equal((await ask(tenant.key)).status, 200);
+    // The same key id with another secret (and a valid checksum): well formed, but not the key.
+    const otherSecret = generateApiKey().key.slice(36, 76);
+    const forged = composeApiKey(tenant.key.slice(4, 36), otherSecret);
+    assert.notEqual(forged, tenant.key);
+    assert.equal((await ask(forged)).status, 401);
+    assert.equal((await ask(tenant.key)).status, 200);
+  });
+
+  describe('with the cache turned off', () => {
+    const uncached = useServer({ authCacheMs: 0 });
+    it('applies a revocation made in the database to the next request', async () => {
+      const tenant = await createTenant(uncached.db);
+      assert.equal((await postGraphql(uncached.server.url, apikey(tenant.key), QUERY)).status, 200);
+      await uncached.db.query('update api_keys set revoked_at = now() where id = $1', [tenant.keyId]);
+      assert.equal((await postGraphql(uncached.server.url, apikey(tenant.key), QUERY)).status, 401);
+    });
   });
 });

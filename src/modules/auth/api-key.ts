@@ -57,11 +57,16 @@ export function hashSecret(secret: string): Buffer {
   return createHash('sha256').update(secret).digest();
 }
 
+/** The key text of an id (32 hex digits) and a secret, with its checksum. */
+export function composeApiKey(idHex: string, secret: string): string {
+  const body = `${API_KEY_PREFIX}${idHex}${secret}`;
+  return body + checksum(body);
+}
+
 export function generateApiKey(): GeneratedApiKey {
   const idHex = randomBytes(16).toString('hex');
   const secret = randomBase62(SECRET_LENGTH);
-  const body = `${API_KEY_PREFIX}${idHex}${secret}`;
-  return { id: dashed(idHex), key: body + checksum(body), secretHash: hashSecret(secret) };
+  return { id: dashed(idHex), key: composeApiKey(idHex, secret), secretHash: hashSecret(secret) };
 }
 
 /** Splits a key into id and secret, or undefined when it is not a well-formed key with a valid checksum. */

@@ -1,7 +1,6 @@
-import type { Queryable } from '../../db/database.js';
 import { AppError, unauthenticated } from '../../errors.js';
 import { parseApiKey, secretMatches } from './api-key.js';
-import { findKeyCredentials } from './api-keys.store.js';
+import type { KeyCredentialRow } from './api-keys.store.js';
 
 /** Who a request acts as: every read is scoped to `organizationId`. */
 export interface Principal {
@@ -19,14 +18,14 @@ const SCHEME = /^apikey[ \t]+(\S+)[ \t]*$/i;
  * access, a removed member, or a deleted organization is refused with 403.
  */
 export async function authenticate(
-  db: Queryable,
+  credentials: { find(keyId: string): Promise<KeyCredentialRow | undefined> },
   header: string | undefined,
   now = new Date(),
 ): Promise<Principal> {
   const match = header === undefined ? null : SCHEME.exec(header);
   const parsed = match ? parseApiKey(match[1]!) : undefined;
   if (!parsed) throw unauthenticated();
-  const row = await findKeyCredentials(db, parsed.id);
+  const row = await credentials.find(parsed.id);
   if (!row || !secretMatches(parsed.secret, row.secret_hash)) throw unauthenticated();
   if (row.revoked_at !== null || (row.expires_at !== null && row.expires_at.getTime() <= now.getTime())) {
     throw unauthenticated();

@@ -1,6 +1,7 @@
 import { createApiKey, createMember, createOrganization } from '../../../admin/admin.service.js';
 import type { Database } from '../../../db/database.js';
 import { AppError } from '../../../errors.js';
+import { findKeyCredentials } from '../../../modules/auth/api-keys.store.js';
 import { authenticate } from '../../../modules/auth/authenticate.js';
 
 export interface DemoTenant {
@@ -39,7 +40,7 @@ export async function workingKey(
   savedKey: string,
 ): Promise<{ apiKey: string; renewed: boolean; problem: string | undefined }> {
   try {
-    await authenticate(db, `Apikey ${savedKey}`);
+    await authenticate({ find: (keyId) => findKeyCredentials(db, keyId) }, `Apikey ${savedKey}`);
     return { apiKey: savedKey, renewed: false, problem: undefined };
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
