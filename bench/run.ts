@@ -61,13 +61,17 @@ const server = await ServerProcess.start(
 const recorder = recordingDatabase(
   openPostgres(dataset.databaseUrl, { poolSize: 2, statementTimeoutMs: 60_000 }),
 );
-const capture = await buildApp(loadConfig({}, { logLevel: 'silent' }), { db: recorder.db });
+// Each query is captured on its second run: the first also reads the key's credentials, which
+// under load are read once a second at most (the credential cache), not once a request.
+const capture = await buildApp(loadConfig({}, { logLevel: 'silent', authCacheMs: 60_000 }), {
+  db: recorder.db,
+});
 const statements = new Map<string, Awaited<ReturnType<typeof captureStatements>>>();
 for (const q of [TRIVIAL, ...mix]) {
-  statements.set(
-    q.name,
-    await captureStatements(capture.server, recorder.take, dataset.key, q.query, q.variables(dataset.facts)),
-  );
+  const run = () =>
+    captureStatements(capture.server, recorder.take, dataset.key, q.query, q.variables(dataset.facts));
+  await run();
+  statements.set(q.name, await run());
 }
 await capture.close();
 await recorder.db.close();
@@ -93,8 +97,11 @@ for (const concurrency of levels) {
     const sql = replayer(pool, statements.get(q.name)!);
     await closedLoop(http, { concurrency, seconds: warmup });
     const viaHttp: Summary = await closedLoop(http, { concurrency, seconds });
-    await closedLoop(sql, { concurrency, seconds: warmup });
-    const viaSql: Summary = await closedLoop(sql, { concurrency, seconds });
+    // A query that needs no SQL (the trivial one, its key's credentials cached) has no SQL ceiling.
+    const noSql: Summary = { requests: 0, errors: 0, rps: Number.NaN, p50: Number.NaN, p99: Number.NaN };
+    const needsSql = statements.get(q.name)!.length > 0;
+    if (needsSql) await closedLoop(sql, { concurrency, seconds: warmup });
+    const viaSql: Summary = needsSql ? await closedLoop(sql, { concurrency, seconds }) : noSql;
     const row: ResultRow = {
       query: q.name,
       concurrency,

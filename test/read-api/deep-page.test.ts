@@ -127,6 +127,20 @@ describe('deep pages of executions', () => {
     );
   });
 
+  it('keeps time bounds that fall on day boundaries, where the rollups alone count what is skipped', async () => {
+    const from = Date.parse('2026-03-02T00:00:00Z');
+    const to = Date.parse('2026-03-05T00:00:00Z') - 1;
+    const filter = (row: Row) => row.startedAt >= from && row.startedAt <= to;
+    const expected = reference(filter, true);
+    assert.ok(expected.length > SEEK_MIN_OFFSET + 100, `only ${expected.length} rows in the window`);
+    const number = Math.floor(SEEK_MIN_OFFSET / 100) + 3;
+    const window = { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
+    assert.deepEqual(
+      await page({ ...window, page: { number, size: 100 } }),
+      expected.slice(number * 100, number * 100 + 100),
+    );
+  });
+
   it('seeks to within one five-minute bucket of the offset instead of scanning', async () => {
     const seek = await seekStartedAt(database.db, tenant.organizationId, {}, 6_000, true);
     assert.ok(seek, 'a seek is found');

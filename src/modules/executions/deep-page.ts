@@ -21,8 +21,9 @@ export interface Seek {
 
 /**
  * Turns a deep OFFSET over executions ordered by startedAt into a seek: walks the day, hour and
- * five-minute rollups to the bucket where the offset lands, then checks the exact number of rows
- * on the near side of that bucket's edge (rollups plus edge scans, so the check is exact). The
+ * five-minute rollups to the bucket where the offset lands; the buckets walked past are the rows
+ * on the near side of that bucket's edge (counted again exactly, with rollups plus edge scans,
+ * when the window's edges cut buckets). The
  * page is then read from that edge with a small remaining offset. Returns undefined when no
  * better start than OFFSET is found.
  */
@@ -60,7 +61,13 @@ export async function seekStartedAt(
     to = landing.start + width;
   }
   if (boundary === undefined) return undefined;
-  // Exact count of the rows the seek skips: those on the near side of the boundary.
+  // Buckets of a window whose edges fall on day boundaries (or are open) lie wholly inside it, so
+  // the buckets skipped on the way down count the near side exactly.
+  const [, day] = LEVELS[0];
+  const whole = windowFrom % day === 0 && (windowTo === null || windowTo % day === 0);
+  if (whole) return { boundary, offset: offset - skipped };
+  // Otherwise the edge buckets also hold rows outside the window: count the rows the seek skips
+  // (those on the near side of the boundary) exactly, with rollups plus edge scans.
   const near = newestFirst
     ? { from: Math.max(boundary, windowFrom), to: windowTo }
     : { from: windowFrom, to: windowTo === null ? boundary : Math.min(boundary, windowTo) };
