@@ -14,13 +14,25 @@ export class ServerProcess {
     readonly url: string,
   ) {}
 
-  static async start(env: Record<string, string>, port: number): Promise<ServerProcess> {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--port', String(port)], {
-      env: { ...process.env, WFAPI_LOG_LEVEL: 'warn', ...env },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+  /**
+   * `command` is `serve` or `demo`; `onOutput` receives its standard output and error (else they
+   * are dropped). Resolves once /readyz answers.
+   */
+  static async start(
+    env: Record<string, string>,
+    port: number,
+    options: { command?: 'serve' | 'demo'; timeoutMs?: number; onOutput?: (text: string) => void } = {},
+  ): Promise<ServerProcess> {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', CLI, options.command ?? 'serve', '--port', String(port)],
+      { env: { ...process.env, WFAPI_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const output = (chunk: Buffer) => options.onOutput?.(chunk.toString());
+    child.stdout!.on('data', output);
+    child.stderr!.on('data', output);
     const url = `http://127.0.0.1:${port}`;
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + (options.timeoutMs ?? 30_000);
     while (Date.now() < deadline) {
       if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
       try {
