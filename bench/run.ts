@@ -3,8 +3,8 @@
  * Loads (once) a simulated dataset into PostgreSQL through the ingestion path, starts the real
  * server as its own process and drives it over HTTP with the query mix, beside two ceilings
  * measured in the same run: the same SQL replayed straight through the driver, and a trivial
- * query through the whole HTTP + GraphQL stack. Writes bench/results/latest.{json,md}
- * (partial.{json,md} when `--only` picks some of the queries).
+ * query through the whole HTTP + GraphQL stack. Writes bench/results/latest.{json,md} and
+ * executions-<N>.{json,md} (only partial.{json,md} when `--only` picks some of the queries).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -135,8 +135,11 @@ const result = {
   rows,
 };
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
-const output = only ? 'partial' : 'latest';
-writeFileSync(new URL(`./results/${output}.json`, import.meta.url), `${JSON.stringify(result, null, 2)}\n`);
+// Every full run is kept per dataset size (for bench/compare.ts) and as the latest.
+const outputs = only ? ['partial'] : ['latest', `executions-${executions}`];
 const markdown = renderMarkdown(result);
-writeFileSync(new URL(`./results/${output}.md`, import.meta.url), markdown);
+for (const output of outputs) {
+  writeFileSync(new URL(`./results/${output}.json`, import.meta.url), `${JSON.stringify(result, null, 2)}\n`);
+  writeFileSync(new URL(`./results/${output}.md`, import.meta.url), markdown);
+}
 console.log(`\n${markdown}`);
