@@ -53,8 +53,9 @@ describe('SQL statements per page', () => {
   before(async () => {
     database = await openTestDatabase();
     counter = countingDatabase(database.db);
-    // Key use is written on a timer; keep it out of the counted window.
-    server = await startServer(counter.db, { keyUsageFlushMs: 3_600_000 });
+    // Key use is written on a timer; keep it out of the counted window. Every request reads its
+    // key (no credential cache), so that requests compare alike whichever comes first.
+    server = await startServer(counter.db, { keyUsageFlushMs: 3_600_000, authCacheMs: 0 });
     tenant = await createTenant(database.db);
     const org = tenant.organizationId;
     const workflows = Array.from({ length: 120 }, (_, i) =>
@@ -151,5 +152,27 @@ describe('SQL statements per page', () => {
     });
     assert.equal(hundred.statements.length, ten.statements.length, hundred.statements.join('\n---\n'));
     assert.ok(ten.statements.length <= 5, `${ten.statements.length} statements`);
+  });
+
+  it("reads an execution's logs or events, its visibility included, in one statement besides the key", async () => {
+    const { data: page } = await statementsFor(
+      'query($w: String!) { workflowExecutions(input: {workflowUuid: $w, page: {size: 1}}) { data { uuid } } }',
+      { w: busyWorkflow },
+    );
+    const uuid = page.workflowExecutions.data[0].uuid as string;
+    const isKeyRead = (sql: string) => /from api_keys/.test(sql);
+    for (const field of ['workflowExecutionLogs', 'workflowExecutionEvents']) {
+      const query = `query($u: String!) { ${field}(input: {workflowExecutionUUID: $u}) { data { __typename } } }`;
+      const known = await statementsFor(query, { u: uuid });
+      assert.deepEqual(known.data[field].data, []);
+      assert.equal(
+        known.statements.filter((sql) => !isKeyRead(sql)).length,
+        1,
+        known.statements.join('\n---\n'),
+      );
+      const unknown = await statementsFor(query, { u: '00000000-0000-4000-8000-000000000000' });
+      assert.equal(unknown.data[field].data, null);
+      assert.equal(unknown.statements.filter((sql) => !isKeyRead(sql)).length, 1);
+    }
   });
 });

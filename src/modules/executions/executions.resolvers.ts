@@ -18,7 +18,6 @@ import {
   countExecutionsByScan,
   type ExecutionFilter,
   type ExecutionOrder,
-  executionIsVisible,
   findExecution,
   listEvents,
   listExecutions,
@@ -105,16 +104,18 @@ export const executionsResolvers: ModuleResolvers = {
     },
     workflowExecutionLogs: async (_parent, { input }, ctx) => {
       const uuid = normalizeUuid(input.workflowExecutionUUID);
-      if (uuid === undefined || !(await executionIsVisible(ctx.db, ctx.organizationId, uuid)))
-        return { data: null };
-      return { data: (await listLogs(ctx.db, ctx.organizationId, uuid, MAX_LINES)).map(toLog) };
+      const rows =
+        uuid === undefined ? undefined : await listLogs(ctx.db, ctx.organizationId, uuid, MAX_LINES);
+      return { data: rows?.map(toLog) ?? null };
     },
     workflowExecutionEvents: async (_parent, { input }, ctx) => {
       const uuid = normalizeUuid(input.workflowExecutionUUID);
-      if (uuid === undefined || !(await executionIsVisible(ctx.db, ctx.organizationId, uuid)))
-        return { data: null };
       const filter = { capabilityId: input.capabilityID ?? undefined, status: input.status ?? undefined };
-      return { data: (await listEvents(ctx.db, ctx.organizationId, uuid, filter, MAX_LINES)).map(toEvent) };
+      const rows =
+        uuid === undefined
+          ? undefined
+          : await listEvents(ctx.db, ctx.organizationId, uuid, filter, MAX_LINES);
+      return { data: rows?.map(toEvent) ?? null };
     },
   },
   WorkflowExecutionsOutput: {

@@ -102,16 +102,27 @@ export async function findExecution(
   return row;
 }
 
-export async function executionIsVisible(
+/**
+ * An execution's lines in one round trip: undefined when the execution is not visible to the
+ * organization (unknown, another organization's, or its workflow not arrived yet), else its
+ * lines, possibly none. `lines` selects them for $1 (organization) and $2 (execution), in order,
+ * with the columns named by `order`; its rows are joined to the visibility check.
+ */
+async function linesOfVisibleExecution<Row>(
   db: Queryable,
-  organizationId: string,
-  uuid: string,
-): Promise<boolean> {
-  const rows = await db.query(`select 1 ${FROM} where e.organization_id = $1 and e.uuid = $2`, [
-    organizationId,
-    uuid,
-  ]);
-  return rows.length > 0;
+  lines: string,
+  order: string,
+  params: readonly unknown[],
+): Promise<Row[] | undefined> {
+  const rows = await db.query<Row & { visible: boolean; present: boolean | null }>(
+    `select v.visible, l.*
+     from (select exists (select 1 ${FROM} where e.organization_id = $1 and e.uuid = $2) as visible) v
+     left join lateral (${lines}) l on v.visible
+     order by ${order}`,
+    params,
+  );
+  if (!rows[0]?.visible) return undefined;
+  return rows.filter((row) => row.present);
 }
 
 export interface LogRow {
@@ -120,17 +131,19 @@ export interface LogRow {
   timestamp: Date;
 }
 
-/** At most `limit` lines, by timestamp then arrival. */
+/** At most `limit` lines, by timestamp then arrival; undefined when the execution is not visible. */
 export async function listLogs(
   db: Queryable,
   organizationId: string,
   executionUuid: string,
   limit: number,
-): Promise<LogRow[]> {
-  return db.query<LogRow>(
-    `select node_id, message, timestamp from execution_logs
+): Promise<LogRow[] | undefined> {
+  return linesOfVisibleExecution<LogRow>(
+    db,
+    `select true as present, node_id, message, timestamp, seq from execution_logs
      where organization_id = $1 and workflow_execution_uuid = $2
      order by timestamp, seq limit $3`,
+    'l.timestamp, l.seq',
     [organizationId, executionUuid, limit],
   );
 }
@@ -144,19 +157,23 @@ export interface EventRow {
   errors: Array<{ error: string; count: number }> | null;
 }
 
+/** At most `limit` events, by start then arrival; undefined when the execution is not visible. */
 export async function listEvents(
   db: Queryable,
   organizationId: string,
   executionUuid: string,
   filter: { capabilityId?: string | undefined; status?: string | undefined },
   limit: number,
-): Promise<EventRow[]> {
-  return db.query<EventRow>(
-    `select capability_id, status, method, started_at, finished_at, errors from execution_events
+): Promise<EventRow[] | undefined> {
+  return linesOfVisibleExecution<EventRow>(
+    db,
+    `select true as present, capability_id, status, method, started_at, finished_at, errors, seq
+     from execution_events
      where organization_id = $1 and workflow_execution_uuid = $2
        and ($3::text is null or capability_id = $3)
        and ($4::text is null or status = $4)
      order by started_at, seq limit $5`,
+    'l.started_at, l.seq',
     [organizationId, executionUuid, filter.capabilityId ?? null, filter.status ?? null, limit],
   );
 }
