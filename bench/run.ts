@@ -44,7 +44,11 @@ const only = args.only === undefined ? undefined : new RegExp(args.only, 'i');
 const mix = MIX.filter((q) => !only || only.test(q.name));
 
 console.log(`# ${command}`);
-const dataset: DatasetInfo = await ensureDataset({ adminUrl: args['pg-url']!, executions });
+const dataset: DatasetInfo = await ensureDataset({
+  adminUrl: args['pg-url']!,
+  executions,
+  port: Number(args.port) + 1,
+});
 console.log(`dataset: ${dataset.databaseUrl} (${dataset.facts.totalExecutions} executions)`);
 
 const server = await ServerProcess.start(

@@ -139,7 +139,12 @@ async function bulkLoadRate(
   return rows / seconds;
 }
 
-export async function ensureDataset(options: { adminUrl: string; executions: number }): Promise<DatasetInfo> {
+/** `port`: where the loading server listens (the benchmark's own server port plus one by default). */
+export async function ensureDataset(options: {
+  adminUrl: string;
+  executions: number;
+  port: number;
+}): Promise<DatasetInfo> {
   const name = `wfapi_bench_${options.executions}`;
   const databaseUrl = withDatabase(options.adminUrl, name);
   const admin = new pg.Client({ connectionString: options.adminUrl });
@@ -199,8 +204,8 @@ export async function ensureDataset(options: { adminUrl: string; executions: num
 
   const { counts, ingest } =
     options.executions > STREAM_ABOVE
-      ? await streamLoad(databaseUrl, world)
-      : await timedLoad(databaseUrl, world, options.executions);
+      ? await streamLoad(databaseUrl, world, options.port)
+      : await timedLoad(databaseUrl, world, options.executions, options.port);
   await db.query('analyze');
   const [pick] = await db.query<{ workflow_uuid: string; n: number }>(
     'select workflow_uuid, execution_count::int as n from workflow_rollups order by execution_count desc limit 1',
@@ -238,6 +243,7 @@ async function timedLoad(
   databaseUrl: string,
   world: ReturnType<typeof createWorld>,
   executions: number,
+  port: number,
 ): Promise<Loaded> {
   const dir = mkdtempSync(join(tmpdir(), 'wfapi-bench-'));
   const sample = Math.min(200_000, executions);
@@ -247,12 +253,12 @@ async function timedLoad(
   const token = randomBytes(16).toString('hex');
   const server = await ServerProcess.start(
     { DATABASE_URL: databaseUrl, WFAPI_INGEST_TOKEN: token, WFAPI_DB_POOL_SIZE: '8' },
-    4701,
+    port,
   );
   const timed = async (kind: Kind, of: 'execution' | 'log' | 'event') => {
     const started = performance.now();
     const result = await uploadNdjson({ url: server.url, token }, fileLines(join(dir, `${kind}.ndjson`)), {
-      chunkLines: 10_000,
+      chunkLines: 50_000,
     });
     const seconds = (performance.now() - started) / 1000;
     if (result.rejectedCount > 0)
@@ -296,11 +302,15 @@ async function timedLoad(
  */
 const STREAM_ABOVE = 2_000_000;
 
-async function streamLoad(databaseUrl: string, world: ReturnType<typeof createWorld>): Promise<Loaded> {
+async function streamLoad(
+  databaseUrl: string,
+  world: ReturnType<typeof createWorld>,
+  port: number,
+): Promise<Loaded> {
   const token = randomBytes(16).toString('hex');
   const server = await ServerProcess.start(
     { DATABASE_URL: databaseUrl, WFAPI_INGEST_TOKEN: token, WFAPI_DB_POOL_SIZE: '8' },
-    4701,
+    port,
   );
   let sent = 0;
   const counts: Record<string, number> = {};
