@@ -2,10 +2,10 @@
  * One NDJSON body, streamed into the database in batches. Batches commit one after another, in
  * line order, while the next batch is parsed: parsing (this process) and writing (the database)
  * overlap. On PostgreSQL they commit without waiting for the disk, and one durable commit at the
- * end flushes them all (makeDurable) before the answer. Memory stays bounded whatever the body size: at most two batches of records (the one
- * being written and the one being filled, each bounded by count and by bytes) and one line are
- * held, the reader is not pulled while a full batch waits for the previous write, and only the
- * first rejections are kept.
+ * end flushes them all (makeDurable) before the answer. Memory stays bounded whatever the body
+ * size: at most two batches of records (the one being written and the one being filled, each
+ * bounded by count and by bytes) and one line are held, the reader is not pulled while a full
+ * batch waits for the previous write, and only the first rejections are kept.
  */
 import type { Database } from '../db/database.js';
 import { ingestBatch, makeDurable, type NumberedRecord, type Rejection } from './ingest.store.js';

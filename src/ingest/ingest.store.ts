@@ -21,7 +21,8 @@ export interface BatchResult {
 
 /**
  * Stores one batch of validated records in one transaction, so the batch is durable when this
- * resolves (or, with `durable: false`, committed, and durable after the next makeDurable). Idempotent: uuid records are upserts; log and event lines are keyed by their content.
+ * resolves (with `durable: false`, committed, and durable after the next makeDurable).
+ * Idempotent: uuid records are upserts; log and event lines are keyed by their content.
  * Writers of one organization are serialised by an advisory lock, which makes the rollup deltas
  * (computed from the stored state read under that lock) exact under concurrent producers.
  * Lines that cannot be stored (unknown organization, a uuid owned by another organization) are

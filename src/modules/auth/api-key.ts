@@ -73,8 +73,9 @@ export function generateApiKey(): GeneratedApiKey {
 export function parseApiKey(key: string): ParsedApiKey | undefined {
   const match = KEY_PATTERN.exec(key);
   if (!match) return undefined;
-  const [, idHex, secret, sum] = match as unknown as [string, string, string, string];
-  if (checksum(`${API_KEY_PREFIX}${idHex}${secret}`) !== sum) return undefined;
+  const [, idHex, secret] = match as unknown as [string, string, string];
+  // The pattern is anchored: the key is valid when it is exactly what its id and secret compose.
+  if (composeApiKey(idHex, secret) !== key) return undefined;
   return { id: dashed(idHex), secret };
 }
 
