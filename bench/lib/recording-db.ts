@@ -19,7 +19,10 @@ export function recordingDatabase(db: Database): { db: Database; take(): Recorde
   const wrapped: Database = {
     kind: db.kind,
     query: record(db),
-    transaction: (fn) => db.transaction((tx) => fn({ inTransaction: true, query: record(tx) })),
+    transaction: (fn) =>
+      db.transaction((tx) =>
+        fn({ inTransaction: true, query: record(tx), copyIn: (...args) => tx.copyIn(...args) }),
+      ),
     ping: () => db.ping(),
     close: () => db.close(),
   };

@@ -38,10 +38,16 @@ export class ServerProcess {
     options: { command?: 'serve' | 'demo'; timeoutMs?: number; onOutput?: (text: string) => void } = {},
   ): Promise<ServerProcess> {
     buildOnce();
-    const child = spawn(process.execPath, [CLI, options.command ?? 'serve', '--port', String(port)], {
-      env: { ...process.env, WFAPI_LOG_LEVEL: 'warn', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    // BENCH_SERVER_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the server.
+    const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+    const child = spawn(
+      process.execPath,
+      [...nodeArgs, CLI, options.command ?? 'serve', '--port', String(port)],
+      {
+        env: { ...process.env, WFAPI_LOG_LEVEL: 'warn', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const output = (chunk: Buffer) => options.onOutput?.(chunk.toString());
     child.stdout!.on('data', output);
     child.stderr!.on('data', output);

@@ -1,3 +1,5 @@
+import type { CopyValue } from './copy-text.js';
+
 /**
  * The one database interface the stores are written against. Both drivers (node-postgres and
  * the embedded PGlite) speak the same PostgreSQL dialect, take `$n` parameters, and return rows
@@ -11,6 +13,12 @@ export interface Queryable {
 /** A handle inside a transaction. Store functions that need atomicity take this type. */
 export interface Transaction extends Queryable {
   readonly inTransaction: true;
+  /**
+   * Bulk-loads rows (values in `columns` order) into `table` with one COPY statement: several
+   * times cheaper per row than an INSERT of the same rows. On a constraint violation nothing
+   * of it is stored and the transaction is aborted (use a savepoint).
+   */
+  copyIn(table: string, columns: readonly string[], rows: Iterable<readonly CopyValue[]>): Promise<void>;
 }
 
 export interface Database extends Queryable {

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
+import { copyChunks } from './copy-text.js';
 import type { Database, Transaction } from './database.js';
 
 const TIMESTAMP_OID = 1114;
@@ -55,6 +56,11 @@ export async function openPglite(dataDir: string): Promise<Database> {
           async query<Row>(text: string, params?: readonly unknown[]) {
             const result = await inner.query<Row>(text, params as unknown[] | undefined);
             return result.rows;
+          },
+          async copyIn(table, columns, rows) {
+            await inner.query(`copy ${table} (${columns.join(', ')}) from '/dev/blob'`, [], {
+              blob: new Blob([...copyChunks(rows)]),
+            });
           },
         };
         return fn(tx);

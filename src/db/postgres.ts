@@ -1,5 +1,9 @@
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { copyChunks } from './copy-text.js';
 import type { Database, Transaction } from './database.js';
 
 const INT8_OID = 20;
@@ -92,6 +96,10 @@ export function openPostgres(url: string, options: PostgresOptions): Database {
           async query<Row>(text: string, params?: readonly unknown[]) {
             const result = await client.query(config(text, params));
             return result.rows as Row[];
+          },
+          async copyIn(table, columns, rows) {
+            const stream = client.query(copyFrom(`copy ${table} (${columns.join(', ')}) from stdin`));
+            await pipeline(Readable.from(copyChunks(rows)), stream);
           },
         };
         const value = await fn(tx);

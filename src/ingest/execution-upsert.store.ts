@@ -1,4 +1,5 @@
 import type { Transaction } from '../db/database.js';
+import { copyFresh } from './copy-fresh.store.js';
 import { toUnits } from './decimal.js';
 import { type ExecutionRecord, TERMINAL_STATUSES } from './records.js';
 import { RollupDeltas } from './rollup-deltas.store.js';
@@ -81,6 +82,58 @@ export async function storedExecutions(
   );
 }
 
+const EXECUTION_COLUMNS = [
+  'uuid',
+  'organization_id',
+  'workflow_uuid',
+  'id',
+  'status',
+  'classified_status',
+  'started_at',
+  'finished_at',
+  'credit_used',
+  'errors',
+  'executed_in_tee',
+];
+
+/** An execution's values in EXECUTION_COLUMNS order. */
+const executionRow = (e: ExecutionState) => [
+  e.uuid,
+  e.organizationId,
+  e.workflowUUID,
+  e.id,
+  e.status,
+  e.classifiedStatus,
+  e.startedAt,
+  e.finishedAt,
+  e.creditUsed,
+  e.errors === null ? null : JSON.stringify(e.errors),
+  e.executedInTee,
+];
+
+/**
+ * Writes execution states and returns the uuids written: a row is only ever updated by its own
+ * organization, so one claimed by another organization in a concurrent transaction is skipped.
+ */
+async function upsertExecutions(tx: Transaction, rows: readonly ExecutionState[]): Promise<string[]> {
+  if (rows.length === 0) return [];
+  const values = rows.map(executionRow);
+  const written = await tx.query<{ uuid: string }>(
+    `insert into executions (${EXECUTION_COLUMNS.join(', ')})
+     select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::timestamptz[],
+                          $8::timestamptz[], $9::numeric[], $10::jsonb[], $11::boolean[])
+     on conflict (uuid) do update set
+       workflow_uuid = excluded.workflow_uuid, id = excluded.id, status = excluded.status,
+       classified_status = excluded.classified_status, started_at = excluded.started_at,
+       finished_at = excluded.finished_at, credit_used = excluded.credit_used, errors = excluded.errors,
+       executed_in_tee = excluded.executed_in_tee, updated_at = now()
+     where executions.organization_id = excluded.organization_id
+     returning uuid`,
+    EXECUTION_COLUMNS.map((_, column) => values.map((row) => row[column])),
+  );
+  return written.map((row) => row.uuid);
+}
+
 /**
  * Merges the batch's execution states, in arrival order, into the stored ones (`stored`, read
  * under the caller's lock: at least every uuid of `records`) and writes those
@@ -104,36 +157,19 @@ export async function applyExecutions(
     return !previous || !sameExecution(previous, next);
   });
   if (changed.length === 0) return;
-  const written = await tx.query<{ uuid: string }>(
-    `insert into executions (uuid, organization_id, workflow_uuid, id, status, classified_status, started_at, finished_at,
-                             credit_used, errors, executed_in_tee)
-     select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::timestamptz[],
-                          $8::timestamptz[], $9::numeric[], $10::jsonb[], $11::boolean[])
-     on conflict (uuid) do update set
-       workflow_uuid = excluded.workflow_uuid, id = excluded.id, status = excluded.status,
-       classified_status = excluded.classified_status, started_at = excluded.started_at,
-       finished_at = excluded.finished_at, credit_used = excluded.credit_used, errors = excluded.errors,
-       executed_in_tee = excluded.executed_in_tee, updated_at = now()
-     where executions.organization_id = excluded.organization_id
-     returning uuid`,
-    [
-      changed.map((e) => e.uuid),
-      changed.map((e) => e.organizationId),
-      changed.map((e) => e.workflowUUID),
-      changed.map((e) => e.id),
-      changed.map((e) => e.status),
-      changed.map((e) => e.classifiedStatus),
-      changed.map((e) => e.startedAt),
-      changed.map((e) => e.finishedAt),
-      changed.map((e) => e.creditUsed),
-      changed.map((e) => (e.errors === null ? null : JSON.stringify(e.errors))),
-      changed.map((e) => e.executedInTee),
-    ],
-  );
-  const writtenUuids = new Set(written.map((row) => row.uuid));
+  // New executions (the usual case) are bulk-loaded; should one have been stored meanwhile (by
+  // another organization's concurrent batch), they go through the guarded upsert with the rest.
+  const written = new Set<string>();
+  let upserts = changed;
+  const fresh = changed.filter((next) => !stored.has(next.uuid));
+  if (fresh.length > 0 && (await copyFresh(tx, 'executions', EXECUTION_COLUMNS, fresh, executionRow))) {
+    for (const next of fresh) written.add(next.uuid);
+    upserts = changed.filter((next) => stored.has(next.uuid));
+  }
+  for (const uuid of await upsertExecutions(tx, upserts)) written.add(uuid);
   const deltas = new RollupDeltas();
   for (const next of changed) {
-    if (!writtenUuids.has(next.uuid)) continue;
+    if (!written.has(next.uuid)) continue;
     const previous = stored.get(next.uuid);
     if (previous) deltas.add(previous, -1);
     deltas.add(next, 1);

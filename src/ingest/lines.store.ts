@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
+import type { CopyValue } from '../db/copy-text.js';
 import type { Transaction } from '../db/database.js';
+import { copyFresh } from './copy-fresh.store.js';
 import type { EventRecord, LogRecord } from './records.js';
 
 /**
@@ -10,50 +12,81 @@ function lineHash(parts: readonly unknown[]): Buffer {
   return createHash('sha256').update(JSON.stringify(parts)).digest();
 }
 
-export async function insertLogs(tx: Transaction, logs: readonly LogRecord[]): Promise<void> {
-  if (logs.length === 0) return;
+/** A line table's columns, with their types, in the order `row` gives their values. */
+type Columns = ReadonlyArray<readonly [name: string, type: string]>;
+
+/**
+ * Lines are nearly always new, so they are bulk-loaded (copyFresh); a batch holding a line
+ * already stored (a re-sent body) is inserted instead, skipping the lines already there.
+ */
+async function insertLines<T>(
+  tx: Transaction,
+  table: string,
+  columns: Columns,
+  lines: readonly T[],
+  row: (line: T) => CopyValue[],
+): Promise<void> {
+  if (lines.length === 0) return;
+  const names = columns.map(([name]) => name);
+  if (await copyFresh(tx, table, names, lines, row)) return;
+  const rows = lines.map(row);
   await tx.query(
-    `insert into execution_logs (organization_id, workflow_execution_uuid, line_hash, node_id, message, timestamp)
-     select * from unnest($1::uuid[], $2::uuid[], $3::bytea[], $4::text[], $5::text[], $6::timestamptz[])
+    `insert into ${table} (${names.join(', ')})
+     select * from unnest(${columns.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')})
      on conflict do nothing`,
-    [
-      logs.map((l) => l.organizationId),
-      logs.map((l) => l.workflowExecutionUUID),
-      logs.map((l) => lineHash([l.nodeID, l.timestamp.getTime(), l.message])),
-      logs.map((l) => l.nodeID),
-      logs.map((l) => l.message),
-      logs.map((l) => l.timestamp),
-    ],
+    columns.map((_, column) => rows.map((values) => values[column])),
   );
 }
 
+const LOG_COLUMNS: Columns = [
+  ['organization_id', 'uuid'],
+  ['workflow_execution_uuid', 'uuid'],
+  ['line_hash', 'bytea'],
+  ['node_id', 'text'],
+  ['message', 'text'],
+  ['timestamp', 'timestamptz'],
+];
+
+export async function insertLogs(tx: Transaction, logs: readonly LogRecord[]): Promise<void> {
+  await insertLines(tx, 'execution_logs', LOG_COLUMNS, logs, (l) => [
+    l.organizationId,
+    l.workflowExecutionUUID,
+    lineHash([l.nodeID, l.timestamp.getTime(), l.message]),
+    l.nodeID,
+    l.message,
+    l.timestamp,
+  ]);
+}
+
+const EVENT_COLUMNS: Columns = [
+  ['organization_id', 'uuid'],
+  ['workflow_execution_uuid', 'uuid'],
+  ['line_hash', 'bytea'],
+  ['capability_id', 'text'],
+  ['status', 'text'],
+  ['method', 'text'],
+  ['started_at', 'timestamptz'],
+  ['finished_at', 'timestamptz'],
+  ['errors', 'jsonb'],
+];
+
 export async function insertEvents(tx: Transaction, events: readonly EventRecord[]): Promise<void> {
-  if (events.length === 0) return;
-  await tx.query(
-    `insert into execution_events (organization_id, workflow_execution_uuid, line_hash, capability_id, status, method,
-                                   started_at, finished_at, errors)
-     select * from unnest($1::uuid[], $2::uuid[], $3::bytea[], $4::text[], $5::text[], $6::text[], $7::timestamptz[],
-                          $8::timestamptz[], $9::jsonb[])
-     on conflict do nothing`,
-    [
-      events.map((e) => e.organizationId),
-      events.map((e) => e.workflowExecutionUUID),
-      events.map((e) =>
-        lineHash([
-          e.capabilityID,
-          e.status,
-          e.method,
-          e.startedAt.getTime(),
-          e.finishedAt?.getTime() ?? null,
-          e.errors,
-        ]),
-      ),
-      events.map((e) => e.capabilityID),
-      events.map((e) => e.status),
-      events.map((e) => e.method),
-      events.map((e) => e.startedAt),
-      events.map((e) => e.finishedAt),
-      events.map((e) => (e.errors === null ? null : JSON.stringify(e.errors))),
-    ],
-  );
+  await insertLines(tx, 'execution_events', EVENT_COLUMNS, events, (e) => [
+    e.organizationId,
+    e.workflowExecutionUUID,
+    lineHash([
+      e.capabilityID,
+      e.status,
+      e.method,
+      e.startedAt.getTime(),
+      e.finishedAt?.getTime() ?? null,
+      e.errors,
+    ]),
+    e.capabilityID,
+    e.status,
+    e.method,
+    e.startedAt,
+    e.finishedAt,
+    e.errors === null ? null : JSON.stringify(e.errors),
+  ]);
 }

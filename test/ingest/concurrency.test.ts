@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { openPostgres } from '../../src/db/postgres.js';
 import { openTestDatabase, TEST_DB } from '../harness/database.js';
-import { createTenant, workflow } from '../harness/fixtures.js';
+import { createTenant, execution, workflow } from '../harness/fixtures.js';
 import { startServer } from '../harness/server.js';
 import { useServer } from '../harness/suite.js';
 import { buildDataset, clearPlatformData, readEverything, rollupDrift, seeded } from './dataset.js';
@@ -64,6 +65,58 @@ describe('concurrent ingestion', () => {
     assert.deepEqual(concurrent, sequential);
     const counts = await ctx.db.query<{ n: number }>('select count(*)::int as n from executions');
     assert.equal(counts[0]!.n, 2 * 3 * 6);
+  });
+
+  it('skips, and counts nowhere, a new execution whose uuid another organization stores meanwhile', {
+    skip: TEST_DB !== 'postgres' && 'needs a second connection; the embedded database has one',
+  }, async () => {
+    const a = await createTenant(ctx.db, 'Acme');
+    const b = await createTenant(ctx.db, 'Globex');
+    const wfA = workflow(a.organizationId);
+    const wfB = workflow(b.organizationId);
+    assert.equal((await postIngest(ctx.server.url, [wfA, wfB])).status, 200);
+    const uuid = randomUUID();
+    // Globex's row is written but not committed while Acme's batch bulk-loads the same uuid.
+    let commit!: () => void;
+    const committed = new Promise<void>((resolve) => {
+      commit = resolve;
+    });
+    const other = ctx.db.transaction(async (tx) => {
+      await tx.query(
+        `insert into executions (uuid, organization_id, workflow_uuid, id, status, started_at)
+           values ($1, $2, $3, 'globex', 'SUCCESS', now())`,
+        [uuid, b.organizationId, wfB.uuid],
+      );
+      await committed;
+    });
+    const sent = postIngest(ctx.server.url, [
+      execution(a.organizationId, wfA.uuid as string, { uuid, id: 'acme', creditUsed: '5' }),
+    ]);
+    for (let waited = 0; ; waited += 20) {
+      const [blocked] = await ctx.db.query<{ n: number }>(
+        `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query ilike 'copy executions%'`,
+      );
+      if (blocked!.n > 0) break;
+      assert.ok(waited < 10_000, "Acme's bulk load never waited for Globex's row");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    commit();
+    await other;
+    const answer = await sent;
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    const rows = await ctx.db.query<{ organization_id: string; id: string }>(
+      'select organization_id, id from executions where uuid = $1',
+      [uuid],
+    );
+    assert.deepEqual(rows, [{ organization_id: b.organizationId, id: 'globex' }]);
+    const [counted] = await ctx.db.query<{ n: number }>(
+      `select (select count(*) from workflow_rollups where organization_id = $1 and execution_count <> 0)::int
+              + (select count(*) from execution_rollups where organization_id = $1 and execution_count <> 0)::int as n`,
+      [a.organizationId],
+    );
+    assert.equal(counted!.n, 0);
+    const read = await ctx.server.gql(a.key, '{ workflowExecutions(input: {}) { count data { uuid } } }');
+    assert.deepEqual(read.body.data.workflowExecutions, { count: 0, data: [] });
   });
 
   it('answers 503 when the database fails mid-stream, saying which lines are stored', async () => {

@@ -84,6 +84,43 @@ describe('ingestion rules', () => {
     assert.equal(data.workflowExecutionEvents.data.length, 1);
   });
 
+  it('stores text holding tabs, newlines, backslashes and any Unicode exactly as sent', async () => {
+    const t = await createTenant(ctx.db);
+    const awkward = 'a\tb\nc\r\nd \\ \\N \\x41 "q" é 🚀 \u2028';
+    const wf = workflow(t.organizationId);
+    const ex = execution(t.organizationId, wf.uuid as string, {
+      id: `id ${awkward}`,
+      status: 'FAILURE',
+      errors: [{ error: awkward, count: 3 }],
+    });
+    await send([
+      wf,
+      ex,
+      log(t.organizationId, ex.uuid as string, { nodeID: `node ${awkward}`, message: awkward }),
+      event(t.organizationId, ex.uuid as string, {
+        capabilityID: `cap ${awkward}`,
+        method: awkward,
+        errors: [{ error: awkward, count: 1 }],
+      }),
+    ]);
+    const data = await read(
+      t.key,
+      `query ($uuid: String!) {
+         workflowExecution(input: { uuid: $uuid }) { data { id errors { error count } } }
+         workflowExecutionLogs(input: { workflowExecutionUUID: $uuid }) { data { nodeID message } }
+         workflowExecutionEvents(input: { workflowExecutionUUID: $uuid }) { data { capabilityID method errors { error count } } } }`,
+      { uuid: ex.uuid },
+    );
+    assert.deepEqual(data.workflowExecution.data, {
+      id: `id ${awkward}`,
+      errors: [{ error: awkward, count: 3 }],
+    });
+    assert.deepEqual(data.workflowExecutionLogs.data, [{ nodeID: `node ${awkward}`, message: awkward }]);
+    assert.deepEqual(data.workflowExecutionEvents.data, [
+      { capabilityID: `cap ${awkward}`, method: awkward, errors: [{ error: awkward, count: 1 }] },
+    ]);
+  });
+
   it("replaces an execution's state by a later one, but never a terminal status by a non-terminal one", async () => {
     const t = await createTenant(ctx.db);
     const wf = workflow(t.organizationId);

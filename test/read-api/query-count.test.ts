@@ -23,6 +23,10 @@ function countingDatabase(db: Database) {
             statements.push(text);
             return tx.query<Row>(text, params);
           },
+          copyIn(table, columns, rows) {
+            statements.push(`copy ${table}`);
+            return tx.copyIn(table, columns, rows);
+          },
         }),
       );
     },

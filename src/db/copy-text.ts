@@ -1,0 +1,40 @@
+/**
+ * PostgreSQL's COPY text format, for bulk writes (`Transaction.copyIn`): one row a line, columns
+ * separated by tabs, `\N` for NULL, and backslash escapes for the characters that would break
+ * the format. The values here come from validated records (no U+0000, valid Unicode).
+ */
+export type CopyValue = string | number | boolean | Date | Uint8Array | null;
+
+const SPECIAL = /[\\\t\n\r]/g;
+const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+function field(value: CopyValue): string {
+  if (value === null) return '\\N';
+  if (typeof value === 'string') return value.replace(SPECIAL, (c) => ESCAPES[c]!);
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'boolean') return value ? 't' : 'f';
+  if (value instanceof Date) return value.toISOString();
+  // bytea in hex form; its own backslash is escaped for the COPY layer.
+  return `\\\\x${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex')}`;
+}
+
+/** A row's line of COPY text. */
+function line(row: readonly CopyValue[]): string {
+  return `${row.map(field).join('\t')}\n`;
+}
+
+/**
+ * The COPY text of rows, each a list of column values in the statement's column order, in
+ * chunks of about `chunkChars`: a bulk write never holds the whole text of a batch at once.
+ */
+export function* copyChunks(rows: Iterable<readonly CopyValue[]>, chunkChars = 64 * 1024): Generator<string> {
+  let chunk = '';
+  for (const row of rows) {
+    chunk += line(row);
+    if (chunk.length >= chunkChars) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  if (chunk.length > 0) yield chunk;
+}
