@@ -14,9 +14,12 @@ import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { createApiKey, createMember, createOrganization } from '../../src/admin/admin.service.js';
+import { copyLine } from '../../src/db/copy-text.js';
 import { migrate } from '../../src/db/migrate.js';
 import { openPostgres } from '../../src/db/postgres.js';
+import { EXECUTION_COLUMNS, executionRow } from '../../src/ingest/execution-upsert.store.js';
 import { uploadNdjson } from '../../src/ingest/ingest-client.js';
+import { LOG_COLUMNS, logRow } from '../../src/ingest/lines.store.js';
 import type { IngestRecord } from '../../src/ingest/records.js';
 import { createWorld, organizationProfile, recordsBetween, toNdjsonLine } from '../../src/simulate/index.js';
 import type { DatasetFacts } from '../queries.js';
@@ -45,35 +48,10 @@ type Kind = 'base' | 'log' | 'event';
 const kindOf = (record: IngestRecord): Kind =>
   record.type === 'log' ? 'log' : record.type === 'event' ? 'event' : 'base';
 
-/** COPY text of an execution or a log line, as the database's own bulk load reads it. */
+/** COPY text of an execution or a log line: the row ingestion stores, as the database's own bulk load reads it. */
 function copyRow(record: IngestRecord): string | undefined {
-  const text = (value: string) => value.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n');
-  if (record.type === 'execution') {
-    const r = record;
-    return `${[
-      r.uuid,
-      r.organizationId,
-      r.workflowUUID,
-      r.id,
-      r.status,
-      r.classifiedStatus ?? '\\N',
-      r.startedAt.toISOString(),
-      r.finishedAt?.toISOString() ?? '\\N',
-      r.creditUsed ?? '\\N',
-      r.errors ? text(JSON.stringify(r.errors)) : '\\N',
-      r.executedInTee === null ? '\\N' : String(r.executedInTee),
-    ].join('\t')}\n`;
-  }
-  if (record.type === 'log') {
-    return `${[
-      record.organizationId,
-      record.workflowExecutionUUID,
-      `\\\\x${randomBytes(32).toString('hex')}`,
-      record.nodeID,
-      text(record.message),
-      record.timestamp.toISOString(),
-    ].join('\t')}\n`;
-  }
+  if (record.type === 'execution') return copyLine(executionRow(record));
+  if (record.type === 'log') return copyLine(logRow(record));
   return undefined;
 }
 
@@ -127,10 +105,7 @@ async function bulkLoadRate(
   await client.query(
     `drop table if exists bench_copy; create table bench_copy (like ${table} including all)`,
   );
-  const columns =
-    table === 'execution_logs'
-      ? '(organization_id, workflow_execution_uuid, line_hash, node_id, message, timestamp)'
-      : '(uuid, organization_id, workflow_uuid, id, status, classified_status, started_at, finished_at, credit_used, errors, executed_in_tee)';
+  const columns = `(${(table === 'execution_logs' ? LOG_COLUMNS.map(([name]) => name) : EXECUTION_COLUMNS).join(', ')})`;
   const started = performance.now();
   await pipeline(createReadStream(path), client.query(copyFrom(`copy bench_copy ${columns} from stdin`)));
   const seconds = (performance.now() - started) / 1000;

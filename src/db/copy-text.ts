@@ -19,7 +19,7 @@ function field(value: CopyValue): string {
 }
 
 /** A row's line of COPY text. */
-function line(row: readonly CopyValue[]): string {
+export function copyLine(row: readonly CopyValue[]): string {
   return `${row.map(field).join('\t')}\n`;
 }
 
@@ -30,7 +30,7 @@ function line(row: readonly CopyValue[]): string {
 export function* copyChunks(rows: Iterable<readonly CopyValue[]>, chunkChars = 64 * 1024): Generator<string> {
   let chunk = '';
   for (const row of rows) {
-    chunk += line(row);
+    chunk += copyLine(row);
     if (chunk.length >= chunkChars) {
       yield chunk;
       chunk = '';

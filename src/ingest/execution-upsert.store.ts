@@ -1,3 +1,4 @@
+import type { CopyValue } from '../db/copy-text.js';
 import type { Transaction } from '../db/database.js';
 import { copyFresh } from './copy-fresh.store.js';
 import { toUnits } from './decimal.js';
@@ -82,7 +83,7 @@ export async function storedExecutions(
   );
 }
 
-const EXECUTION_COLUMNS = [
+export const EXECUTION_COLUMNS = [
   'uuid',
   'organization_id',
   'workflow_uuid',
@@ -97,7 +98,7 @@ const EXECUTION_COLUMNS = [
 ];
 
 /** An execution's values in EXECUTION_COLUMNS order. */
-const executionRow = (e: ExecutionState) => [
+export const executionRow = (e: ExecutionState): CopyValue[] => [
   e.uuid,
   e.organizationId,
   e.workflowUUID,

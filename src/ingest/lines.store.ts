@@ -13,7 +13,7 @@ function lineHash(parts: readonly unknown[]): Buffer {
 }
 
 /** A line table's columns, with their types, in the order `row` gives their values. */
-type Columns = ReadonlyArray<readonly [name: string, type: string]>;
+export type Columns = ReadonlyArray<readonly [name: string, type: string]>;
 
 /**
  * Lines are nearly always new, so they are bulk-loaded (copyFresh); a batch holding a line
@@ -38,7 +38,7 @@ async function insertLines<T>(
   );
 }
 
-const LOG_COLUMNS: Columns = [
+export const LOG_COLUMNS: Columns = [
   ['organization_id', 'uuid'],
   ['workflow_execution_uuid', 'uuid'],
   ['line_hash', 'bytea'],
@@ -47,15 +47,18 @@ const LOG_COLUMNS: Columns = [
   ['timestamp', 'timestamptz'],
 ];
 
+/** A log line's values in LOG_COLUMNS order. */
+export const logRow = (l: LogRecord): CopyValue[] => [
+  l.organizationId,
+  l.workflowExecutionUUID,
+  lineHash([l.nodeID, l.timestamp.getTime(), l.message]),
+  l.nodeID,
+  l.message,
+  l.timestamp,
+];
+
 export async function insertLogs(tx: Transaction, logs: readonly LogRecord[]): Promise<void> {
-  await insertLines(tx, 'execution_logs', LOG_COLUMNS, logs, (l) => [
-    l.organizationId,
-    l.workflowExecutionUUID,
-    lineHash([l.nodeID, l.timestamp.getTime(), l.message]),
-    l.nodeID,
-    l.message,
-    l.timestamp,
-  ]);
+  await insertLines(tx, 'execution_logs', LOG_COLUMNS, logs, logRow);
 }
 
 const EVENT_COLUMNS: Columns = [
