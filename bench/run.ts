@@ -19,6 +19,7 @@ import { GraphqlHttpClient } from './lib/http-client.js';
 import { recordingDatabase } from './lib/recording-db.js';
 import { ServerProcess } from './lib/server-process.js';
 import type { Summary } from './lib/stats.js';
+import { benchServerEnv, warmUp } from './lib/warm-up.js';
 import { MIX, type MixQuery, TRIVIAL } from './queries.js';
 import { type ResultRow, renderMarkdown } from './report.js';
 
@@ -51,15 +52,7 @@ const dataset: DatasetInfo = await ensureDataset({
 });
 console.log(`dataset: ${dataset.databaseUrl} (${dataset.facts.totalExecutions} executions)`);
 
-const server = await ServerProcess.start(
-  {
-    DATABASE_URL: dataset.databaseUrl,
-    WFAPI_DB_POOL_SIZE: '16',
-    WFAPI_RATE_LIMIT_BURST: '1000000',
-    WFAPI_RATE_LIMIT_PER_SECOND: '1000000',
-  },
-  Number(args.port),
-);
+const server = await ServerProcess.start(benchServerEnv(dataset.databaseUrl), Number(args.port));
 
 // The ceiling: the statements each query causes, captured once in-process, replayed directly.
 const recorder = recordingDatabase(
@@ -80,16 +73,7 @@ for (const q of [TRIVIAL, ...mix]) {
 await capture.close();
 await recorder.db.close();
 
-// A server fresh from start runs its first requests unoptimised: warm every query up once, so
-// that whichever is measured first (the trivial ceiling) is not measured cold.
-{
-  const client = new GraphqlHttpClient(server.url, dataset.key, 4);
-  for (const q of [TRIVIAL, ...mix]) {
-    const variables = q.variables(dataset.facts);
-    await closedLoop(() => client.post(q.query, variables), { concurrency: 4, seconds: warmup });
-  }
-  client.close();
-}
+await warmUp(server.url, dataset.key, dataset.facts, [TRIVIAL, ...mix], warmup);
 
 const rows: ResultRow[] = [];
 for (const concurrency of levels) {

@@ -1,0 +1,146 @@
+/**
+ * How query cost grows with the dataset, measured side by side in one run: two datasets (each
+ * loaded once, as `npm run bench` loads it, and reused), a server on each, and the query mix run
+ * against the two in alternation, query by query, at each concurrency level, for `--rounds`
+ * rounds (the side that goes first alternates). Each figure is the median over the rounds, so
+ * the shared machine's drift falls on both datasets alike instead of on one run.
+ *
+ *   node --import tsx bench/growth.ts [--small 1000000] [--large 10000000] [--concurrency 1,16]
+ *                                     [--seconds 3] [--rounds 3] [--warmup 1] [--port 4740]
+ *
+ * The cost ratio is the small dataset's requests a second over the large one's (above 1: the
+ * large one is slower); the aggregate target is at most 1.5. Writes bench/results/growth.{json,md}.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { closedLoop } from './lib/closed-loop.js';
+import { type DatasetInfo, ensureDataset } from './lib/dataset.js';
+import { GraphqlHttpClient } from './lib/http-client.js';
+import { ServerProcess } from './lib/server-process.js';
+import { median, type Summary } from './lib/stats.js';
+import { benchServerEnv, warmUp } from './lib/warm-up.js';
+import { MIX, TRIVIAL } from './queries.js';
+
+const { values: args } = parseArgs({
+  options: {
+    small: { type: 'string', default: '1000000' },
+    large: { type: 'string', default: '10000000' },
+    concurrency: { type: 'string', default: '1,16' },
+    seconds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '3' },
+    warmup: { type: 'string', default: '1' },
+    'pg-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
+    port: { type: 'string', default: '4740' },
+  },
+});
+const command = `node --import tsx bench/growth.ts ${process.argv.slice(2).join(' ')}`.trim();
+const levels = args.concurrency!.split(',').map(Number);
+const seconds = Number(args.seconds);
+const rounds = Number(args.rounds);
+const warmup = Number(args.warmup);
+const port = Number(args.port);
+console.log(`# ${command}`);
+
+interface Side {
+  readonly name: 'small' | 'large';
+  readonly dataset: DatasetInfo;
+  readonly server: ServerProcess;
+}
+const sides: Side[] = [];
+for (const [index, name] of (['small', 'large'] as const).entries()) {
+  // Each dataset's loader (if it must be loaded) listens on the server's port plus one.
+  const dataset = await ensureDataset({
+    adminUrl: args['pg-url']!,
+    executions: Number(args[name]),
+    port: port + 2 * index + 1,
+  });
+  const server = await ServerProcess.start(benchServerEnv(dataset.databaseUrl), port + 2 * index);
+  console.log(`${name}: ${dataset.facts.totalExecutions} executions at ${server.url}`);
+  sides.push({ name, dataset, server });
+}
+for (const side of sides) {
+  await warmUp(side.server.url, side.dataset.key, side.dataset.facts, [TRIVIAL, ...MIX], warmup);
+}
+
+interface Row {
+  query: string;
+  concurrency: number;
+  p99TargetMs: number;
+  small: Summary;
+  large: Summary;
+  costRatio: number;
+}
+const medianOf = (runs: readonly Summary[]): Summary => ({
+  requests: median(runs.map((r) => r.requests)),
+  errors: runs.reduce((sum, r) => sum + r.errors, 0),
+  rps: median(runs.map((r) => r.rps)),
+  p50: median(runs.map((r) => r.p50)),
+  p99: median(runs.map((r) => r.p99)),
+});
+
+const rows: Row[] = [];
+for (const concurrency of levels) {
+  const clients = sides.map((side) => new GraphqlHttpClient(side.server.url, side.dataset.key, concurrency));
+  for (const q of [TRIVIAL, ...MIX]) {
+    const runs: Record<Side['name'], Summary[]> = { small: [], large: [] };
+    const once = async (i: number, length: number) => {
+      const variables = q.variables(sides[i]!.dataset.facts);
+      return closedLoop(() => clients[i]!.post(q.query, variables), { concurrency, seconds: length });
+    };
+    for (let i = 0; i < sides.length; i++) await once(i, warmup);
+    for (let round = 0; round < rounds; round++) {
+      const order = round % 2 === 0 ? [0, 1] : [1, 0];
+      for (const i of order) runs[sides[i]!.name].push(await once(i, seconds));
+    }
+    const small = medianOf(runs.small);
+    const large = medianOf(runs.large);
+    const row = {
+      query: q.name,
+      concurrency,
+      p99TargetMs: q.p99TargetMs,
+      small,
+      large,
+      costRatio: small.rps / large.rps,
+    };
+    rows.push(row);
+    console.log(
+      `c=${concurrency} ${q.name}: ${small.rps.toFixed(0)} vs ${large.rps.toFixed(0)} req/s (cost ratio ${row.costRatio.toFixed(2)}),` +
+        ` p99 ${small.p99.toFixed(1)} vs ${large.p99.toFixed(1)} ms`,
+    );
+  }
+  for (const client of clients) client.close();
+}
+const peakRssMb = Object.fromEntries(sides.map((side) => [side.name, Math.round(side.server.peakRssMb)]));
+for (const side of sides) await side.server.stop();
+
+const f1 = (n: number) => n.toFixed(1);
+const sizes = sides.map((side) => side.dataset.facts.totalExecutions.toLocaleString('en-US'));
+const markdown = [
+  `Measured ${new Date().toISOString()}: ${sizes[1]} executions against ${sizes[0]}, side by side, ` +
+    `median of ${rounds} alternating rounds of ${seconds} s. Command: \`${command}\`.`,
+  '',
+  '| query | conn | req/s small | req/s large | cost ratio | p50 ms small | p50 ms large | p99 ms small | p99 ms large | p99 target | errors |',
+  '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ...rows.map(
+    (r) =>
+      `| ${r.query} | ${r.concurrency} | ${r.small.rps.toFixed(0)} | ${r.large.rps.toFixed(0)} | ${r.costRatio.toFixed(2)}${r.costRatio > 1.5 ? ' ✗' : ''}` +
+      ` | ${f1(r.small.p50)} | ${f1(r.large.p50)} | ${f1(r.small.p99)} | ${f1(r.large.p99)}${r.large.p99 > r.p99TargetMs ? ' ✗' : ''}` +
+      ` | ${r.p99TargetMs} | ${r.small.errors + r.large.errors} |`,
+  ),
+  '',
+  `Peak server resident memory: ${peakRssMb.small} MB (small), ${peakRssMb.large} MB (large).`,
+  '',
+].join('\n');
+const result = {
+  command,
+  date: new Date().toISOString(),
+  datasets: Object.fromEntries(sides.map((side) => [side.name, side.dataset.facts.totalExecutions])),
+  rounds,
+  seconds,
+  peakRssMb,
+  rows,
+};
+mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
+writeFileSync(new URL('./results/growth.json', import.meta.url), `${JSON.stringify(result, null, 2)}\n`);
+writeFileSync(new URL('./results/growth.md', import.meta.url), markdown);
+console.log(`\n${markdown}`);
