@@ -67,6 +67,13 @@ export function openPostgres(url: string, options: PostgresOptions): Database {
   });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => {});
+  // No JIT compilation: every query here is a short index read, but on a large table the
+  // planner's estimate for a branch that never runs can cross jit_above_cost, and compiling
+  // then costs milliseconds (14 ms measured at ten million executions, for a 0.2 ms query).
+  // Sent first on each new connection; a server without JIT (before PostgreSQL 11) refuses it.
+  pool.on('connect', (client) => {
+    client.query('set jit = off').catch(() => {});
+  });
   const named = options.preparedStatements ?? true;
   const config = (text: string, params: readonly unknown[] | undefined): pg.QueryConfig => ({
     text,

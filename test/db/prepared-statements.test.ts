@@ -76,4 +76,42 @@ describe('prepared statements on PostgreSQL', { skip: TEST_DB !== 'postgres' && 
       await db.close();
     }
   });
+
+  it('turns JIT compilation off on every connection it opens', async () => {
+    // The server's default (on since PostgreSQL 12): what a plain connection gets.
+    const plain = new pg.Client({ connectionString: url.toString() });
+    await plain.connect();
+    const serverDefault = (await plain.query<{ jit: string }>('show jit')).rows[0]!.jit;
+    await plain.end();
+    assert.equal(serverDefault, 'on');
+    const db = openPostgres(url.toString(), { poolSize: 2, statementTimeoutMs: 10_000 });
+    try {
+      // Two transactions at once hold two different connections.
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const settings = Promise.all(
+        [0, 1].map(() =>
+          db.transaction(async (tx) => {
+            const [row] = await tx.query<{ jit: string; pid: number }>(
+              'select current_setting($1) as jit, pg_backend_pid() as pid',
+              ['jit'],
+            );
+            await held;
+            return row!;
+          }),
+        ),
+      );
+      setTimeout(release, 50);
+      const rows = await settings;
+      assert.notEqual(rows[0]!.pid, rows[1]!.pid);
+      assert.deepEqual(
+        rows.map((r) => r.jit),
+        ['off', 'off'],
+      );
+    } finally {
+      await db.close();
+    }
+  });
 });
