@@ -78,7 +78,12 @@ await warmUp(server.url, dataset.key, dataset.facts, [TRIVIAL, ...mix], warmup);
 const rows: ResultRow[] = [];
 for (const concurrency of levels) {
   const client = new GraphqlHttpClient(server.url, dataset.key, concurrency);
-  const pool = new pg.Pool({ connectionString: dataset.databaseUrl, max: concurrency });
+  // The same session settings as the server's connections (openPostgres turns JIT off).
+  const pool = new pg.Pool({
+    connectionString: dataset.databaseUrl,
+    max: concurrency,
+    options: '-c jit=off',
+  });
   const measure = async (q: MixQuery): Promise<ResultRow> => {
     const variables = q.variables(dataset.facts);
     const http = () => client.post(q.query, variables);
