@@ -128,7 +128,7 @@ const result = {
   rows,
 };
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
-// Every full run is kept per dataset size (for bench/compare.ts) and as the latest.
+// Every full run is kept per dataset size and as the latest.
 const outputs = only ? ['partial'] : ['latest', `executions-${executions}`];
 const markdown = renderMarkdown(result);
 for (const output of outputs) {
