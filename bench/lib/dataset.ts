@@ -17,6 +17,7 @@ import { createApiKey, createMember, createOrganization } from '../../src/admin/
 import { copyLine } from '../../src/db/copy-text.js';
 import { migrate } from '../../src/db/migrate.js';
 import { openPostgres } from '../../src/db/postgres.js';
+import { columnNames } from '../../src/ingest/copy-fresh.store.js';
 import { EXECUTION_COLUMNS, executionRow } from '../../src/ingest/execution-upsert.store.js';
 import { uploadNdjson } from '../../src/ingest/ingest-client.js';
 import { LOG_COLUMNS, logRow } from '../../src/ingest/lines.store.js';
@@ -105,7 +106,7 @@ async function bulkLoadRate(
   await client.query(
     `drop table if exists bench_copy; create table bench_copy (like ${table} including all)`,
   );
-  const columns = `(${(table === 'execution_logs' ? LOG_COLUMNS.map(([name]) => name) : EXECUTION_COLUMNS).join(', ')})`;
+  const columns = `(${columnNames(table === 'execution_logs' ? LOG_COLUMNS : EXECUTION_COLUMNS).join(', ')})`;
   const started = performance.now();
   await pipeline(createReadStream(path), client.query(copyFrom(`copy bench_copy ${columns} from stdin`)));
   const seconds = (performance.now() - started) / 1000;

@@ -1,6 +1,6 @@
 import type { CopyValue } from '../db/copy-text.js';
 import type { Transaction } from '../db/database.js';
-import { copyFresh } from './copy-fresh.store.js';
+import { type Columns, copyFresh, unnestInsert } from './copy-fresh.store.js';
 import { toUnits } from './decimal.js';
 import { type ExecutionRecord, TERMINAL_STATUSES } from './records.js';
 import { RollupDeltas } from './rollup-deltas.store.js';
@@ -83,18 +83,18 @@ export async function storedExecutions(
   );
 }
 
-export const EXECUTION_COLUMNS = [
-  'uuid',
-  'organization_id',
-  'workflow_uuid',
-  'id',
-  'status',
-  'classified_status',
-  'started_at',
-  'finished_at',
-  'credit_used',
-  'errors',
-  'executed_in_tee',
+export const EXECUTION_COLUMNS: Columns = [
+  ['uuid', 'uuid'],
+  ['organization_id', 'uuid'],
+  ['workflow_uuid', 'uuid'],
+  ['id', 'text'],
+  ['status', 'text'],
+  ['classified_status', 'text'],
+  ['started_at', 'timestamptz'],
+  ['finished_at', 'timestamptz'],
+  ['credit_used', 'numeric'],
+  ['errors', 'jsonb'],
+  ['executed_in_tee', 'boolean'],
 ];
 
 /** An execution's values in EXECUTION_COLUMNS order. */
@@ -118,11 +118,9 @@ export const executionRow = (e: ExecutionState): CopyValue[] => [
  */
 async function upsertExecutions(tx: Transaction, rows: readonly ExecutionState[]): Promise<string[]> {
   if (rows.length === 0) return [];
-  const values = rows.map(executionRow);
+  const insert = unnestInsert('executions', EXECUTION_COLUMNS, rows.map(executionRow));
   const written = await tx.query<{ uuid: string }>(
-    `insert into executions (${EXECUTION_COLUMNS.join(', ')})
-     select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::timestamptz[],
-                          $8::timestamptz[], $9::numeric[], $10::jsonb[], $11::boolean[])
+    `${insert.text}
      on conflict (uuid) do update set
        workflow_uuid = excluded.workflow_uuid, id = excluded.id, status = excluded.status,
        classified_status = excluded.classified_status, started_at = excluded.started_at,
@@ -130,7 +128,7 @@ async function upsertExecutions(tx: Transaction, rows: readonly ExecutionState[]
        executed_in_tee = excluded.executed_in_tee, updated_at = now()
      where executions.organization_id = excluded.organization_id
      returning uuid`,
-    EXECUTION_COLUMNS.map((_, column) => values.map((row) => row[column])),
+    insert.params,
   );
   return written.map((row) => row.uuid);
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { CopyValue } from '../db/copy-text.js';
 import type { Transaction } from '../db/database.js';
-import { copyFresh } from './copy-fresh.store.js';
+import { type Columns, copyFresh, unnestInsert } from './copy-fresh.store.js';
 import type { EventRecord, LogRecord } from './records.js';
 
 /**
@@ -11,9 +11,6 @@ import type { EventRecord, LogRecord } from './records.js';
 function lineHash(parts: readonly unknown[]): Buffer {
   return createHash('sha256').update(JSON.stringify(parts)).digest();
 }
-
-/** A line table's columns, with their types, in the order `row` gives their values. */
-export type Columns = ReadonlyArray<readonly [name: string, type: string]>;
 
 /**
  * Lines are nearly always new, so they are bulk-loaded (copyFresh); a batch holding a line
@@ -27,15 +24,9 @@ async function insertLines<T>(
   row: (line: T) => CopyValue[],
 ): Promise<void> {
   if (lines.length === 0) return;
-  const names = columns.map(([name]) => name);
-  if (await copyFresh(tx, table, names, lines, row)) return;
-  const rows = lines.map(row);
-  await tx.query(
-    `insert into ${table} (${names.join(', ')})
-     select * from unnest(${columns.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')})
-     on conflict do nothing`,
-    columns.map((_, column) => rows.map((values) => values[column])),
-  );
+  if (await copyFresh(tx, table, columns, lines, row)) return;
+  const insert = unnestInsert(table, columns, lines.map(row));
+  await tx.query(`${insert.text} on conflict do nothing`, insert.params);
 }
 
 export const LOG_COLUMNS: Columns = [

@@ -1,10 +1,18 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { CopyValue } from '../../src/db/copy-text.js';
-import { copyFresh } from '../../src/ingest/copy-fresh.store.js';
+import { type Columns, copyFresh } from '../../src/ingest/copy-fresh.store.js';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../harness/database.js';
 
-const COLUMNS = ['id', 'label', 'payload', 'at', 'flag', 'amount', 'doc'];
+const COLUMNS: Columns = [
+  ['id', 'int'],
+  ['label', 'text'],
+  ['payload', 'bytea'],
+  ['at', 'timestamptz'],
+  ['flag', 'boolean'],
+  ['amount', 'numeric'],
+  ['doc', 'jsonb'],
+];
 type Row = {
   id: number;
   label: string | null;
