@@ -19,7 +19,7 @@ import { GraphqlHttpClient } from './lib/http-client.js';
 import { ServerProcess } from './lib/server-process.js';
 import { median, type Summary } from './lib/stats.js';
 import { benchServerEnv, warmUp } from './lib/warm-up.js';
-import { MIX, TRIVIAL } from './queries.js';
+import { FULL_MIX, TRIVIAL } from './queries.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -59,7 +59,7 @@ for (const [index, name] of (['small', 'large'] as const).entries()) {
   sides.push({ name, dataset, server });
 }
 for (const side of sides) {
-  await warmUp(side.server.url, side.dataset.key, side.dataset.facts, [TRIVIAL, ...MIX], warmup);
+  await warmUp(side.server.url, side.dataset.key, side.dataset.facts, [TRIVIAL, ...FULL_MIX], warmup);
 }
 
 interface Row {
@@ -81,7 +81,7 @@ const medianOf = (runs: readonly Summary[]): Summary => ({
 const rows: Row[] = [];
 for (const concurrency of levels) {
   const clients = sides.map((side) => new GraphqlHttpClient(side.server.url, side.dataset.key, concurrency));
-  for (const q of [TRIVIAL, ...MIX]) {
+  for (const q of [TRIVIAL, ...FULL_MIX]) {
     const runs: Record<Side['name'], Summary[]> = { small: [], large: [] };
     const once = async (i: number, length: number) => {
       const variables = q.variables(sides[i]!.dataset.facts);

@@ -10,6 +10,17 @@ export interface DatasetFacts {
   readonly workflowUuid: string;
   readonly executionUuid: string;
   readonly totalExecutions: number;
+  /** What the insight queries ask about (bench/lib/insight-facts.ts). */
+  readonly insight?: InsightFacts;
+}
+
+export interface InsightFacts {
+  /** A term in about 1 log line of 1,000 over the last 24 hours. */
+  readonly logTerm: string;
+  /** Its measured share of those lines. */
+  readonly logTermShare: number;
+  readonly errorFingerprint: string;
+  readonly capabilityId: string;
 }
 
 export interface MixQuery {
@@ -115,6 +126,74 @@ export const MIX: readonly MixQuery[] = [
   activity('activity 7d, organization', 7, false),
   activity('activity 30d, organization', 30, false),
 ];
+
+const window = (f: DatasetFacts, days: number) => ({
+  from: iso(f.now.getTime() - days * DAY),
+  to: iso(f.now.getTime()),
+});
+
+/** The insight queries (contract section 5): p99 under 50 ms, log search under 200 ms. */
+export const INSIGHT_MIX: readonly MixQuery[] = [
+  {
+    name: 'error groups 24h, organization',
+    p99TargetMs: 50,
+    query: `query Groups($input: ErrorGroupsInput!) { errorGroups(input: $input) { count data {
+      fingerprint pattern sampleMessage occurrences executionCount workflowCount capabilityIDs firstSeenAt lastSeenAt
+      activity { from to occurrences } } } }`,
+    variables: (f) => ({ input: window(f, 1) }),
+  },
+  {
+    name: 'error groups 7d, one workflow',
+    p99TargetMs: 50,
+    query: `query Groups($input: ErrorGroupsInput!) { errorGroups(input: $input) { count data {
+      fingerprint pattern occurrences executionCount activity { from occurrences } } } }`,
+    variables: (f) => ({ input: { workflowUUID: f.workflowUuid, ...window(f, 7) } }),
+  },
+  {
+    name: 'durations 24h, organization',
+    p99TargetMs: 50,
+    query: `query Durations($input: DurationStatsInput!) { durationStats(input: $input) { data {
+      count minMs maxMs meanMs p50Ms p90Ms p95Ms p99Ms histogram { fromMs toMs count } } } }`,
+    variables: (f) => ({ input: window(f, 1) }),
+  },
+  {
+    name: 'durations 7d, one workflow, successes',
+    p99TargetMs: 50,
+    query: `query Durations($input: DurationStatsInput!) { durationStats(input: $input) { data {
+      count p50Ms p95Ms p99Ms histogram { fromMs toMs count } } } }`,
+    variables: (f) => ({ input: { workflowUUID: f.workflowUuid, status: ['SUCCESS'], ...window(f, 7) } }),
+  },
+  {
+    name: 'durations 24h, one capability',
+    p99TargetMs: 50,
+    query: `query Durations($input: DurationStatsInput!) { durationStats(input: $input) { data { count p50Ms p95Ms p99Ms } } }`,
+    variables: (f) => ({ input: { capabilityID: f.insight?.capabilityId, ...window(f, 1) } }),
+  },
+  {
+    name: 'capability stats 24h, organization',
+    p99TargetMs: 50,
+    query: `query Capabilities($input: CapabilityStatsInput!) { capabilityStats(input: $input) { count data {
+      capabilityID calls failures failureRate p50Ms p95Ms } } }`,
+    variables: (f) => ({ input: window(f, 1) }),
+  },
+  {
+    name: 'executions with an error group, first page',
+    p99TargetMs: 50,
+    query: `query Executions($input: WorkflowExecutionsInput!) {
+      workflowExecutions(input: $input) { count data { ${EXECUTION_FIELDS} } } }`,
+    variables: (f) => ({ input: { errorFingerprint: f.insight?.errorFingerprint, ...window(f, 1) } }),
+  },
+  {
+    name: 'log search 24h (a term in ~1 line of 1,000)',
+    p99TargetMs: 200,
+    query: `query Search($input: SearchExecutionLogsInput!) { searchExecutionLogs(input: $input) { count countIsExact
+      data { workflowExecutionUUID workflowUUID workflowName nodeID timestamp message } } }`,
+    variables: (f) => ({ input: { query: f.insight?.logTerm, ...window(f, 1), page: { size: 20 } } }),
+  },
+];
+
+/** Everything a client sends: the hosted API's mix and the insight queries. */
+export const FULL_MIX: readonly MixQuery[] = [...MIX, ...INSIGHT_MIX];
 
 /** The cheapest request through the whole HTTP + auth + GraphQL stack: the stack's own ceiling. */
 export const TRIVIAL: MixQuery = {

@@ -20,7 +20,7 @@ import { recordingDatabase } from './lib/recording-db.js';
 import { ServerProcess } from './lib/server-process.js';
 import type { Summary } from './lib/stats.js';
 import { benchServerEnv, warmUp } from './lib/warm-up.js';
-import { MIX, type MixQuery, TRIVIAL } from './queries.js';
+import { FULL_MIX, type MixQuery, TRIVIAL } from './queries.js';
 import { type ResultRow, renderMarkdown } from './report.js';
 
 const { values: args } = parseArgs({
@@ -42,7 +42,7 @@ const levels = args.concurrency!.split(',').map(Number);
 const seconds = Number(args.seconds);
 const warmup = Number(args.warmup);
 const only = args.only === undefined ? undefined : new RegExp(args.only, 'i');
-const mix = MIX.filter((q) => !only || only.test(q.name));
+const mix = FULL_MIX.filter((q) => !only || only.test(q.name));
 
 console.log(`# ${command}`);
 const dataset: DatasetInfo = await ensureDataset({

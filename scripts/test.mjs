@@ -2,7 +2,7 @@
 // Runs the whole suite on the embedded database, then on PostgreSQL when TEST_DATABASE_URL is set.
 // Usage: npm test [-- test/some.test.ts ...]
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 function testFiles(dir) {
@@ -14,6 +14,15 @@ function testFiles(dir) {
 }
 
 const files = process.argv.slice(2).length ? process.argv.slice(2) : testFiles('test').sort();
+/**
+ * Files that assert a latency bound (`// test: alone` in their first lines) run after the others,
+ * one at a time, so that no other test file shares the machine's cores while they measure.
+ */
+const isAlone = (file) => /^\/\/ test: alone\b/m.test(readFileSync(file, 'utf8').slice(0, 2000));
+const groups = [
+  { files: files.filter((file) => !isAlone(file)), concurrency: 2 },
+  { files: files.filter(isAlone), concurrency: 1 },
+].filter((group) => group.files.length > 0);
 const DEFAULT_PG = 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** PostgreSQL runs when TEST_DATABASE_URL is set (then it must work) or a local server answers. */
@@ -37,12 +46,12 @@ const targets = ['pglite'];
 const pgUrl = await postgresUrl();
 if (pgUrl) targets.push('postgres');
 
-/** Runs the suite on one database, echoing its output; resolves with its pass/fail/skip counts. */
-function runOn(target) {
+/** Runs a group of files on one database, echoing its output; resolves with its pass/fail/skip counts. */
+function runOn(target, { files, concurrency }) {
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
+      ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files],
       {
         stdio: ['ignore', 'pipe', 'inherit'],
         env: { ...process.env, WFAPI_TEST_DB: target, ...(pgUrl ? { TEST_DATABASE_URL: pgUrl } : {}) },
@@ -64,11 +73,13 @@ const totals = { pass: 0, fail: 0, skipped: 0 };
 let failed = false;
 for (const target of targets) {
   console.log(`\n# ===== database: ${target} =====`);
-  const result = await runOn(target);
-  totals.pass += result.pass;
-  totals.fail += result.fail;
-  totals.skipped += result.skipped;
-  if (result.code !== 0 || result.pass === 0) failed = true;
+  for (const group of groups) {
+    const result = await runOn(target, group);
+    totals.pass += result.pass;
+    totals.fail += result.fail;
+    totals.skipped += result.skipped;
+    if (result.code !== 0 || result.pass === 0) failed = true;
+  }
 }
 console.log(`\n# databases: ${targets.join(', ')}`);
 console.log(`tests: ${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped`);

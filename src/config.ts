@@ -1,3 +1,5 @@
+import type { SchemaKind } from './modules/api-module.js';
+
 /**
  * Configuration is read once, from the environment and explicit overrides (CLI flags, tests),
  * validated and frozen. Nothing below this file reads `process.env`.
@@ -26,8 +28,16 @@ export interface Config {
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly limits: {
     readonly maxDepth: number;
+    /** Fields of an operation once its fragments are expanded. */
+    readonly maxFields: number;
+    /** Fragment spreads met while expanding an operation. */
+    readonly maxSpreads: number;
+    /** Comparisons field merging may need (pairs of same-named fields weighed by size). */
+    readonly maxMergeWork: number;
     readonly maxAliases: number;
     readonly maxTokens: number;
+    /** Estimated bytes of parsed and compiled documents kept, per endpoint. */
+    readonly documentCacheBytes: number;
     readonly maxBodyBytes: number;
     readonly requestTimeoutMs: number;
     readonly ingestMaxBodyBytes: number;
@@ -37,6 +47,19 @@ export interface Config {
   readonly rateLimit: RateLimitConfig;
   /** Per client address, charged only by failed authentication. */
   readonly authFailureLimit: RateLimitConfig;
+  /** Connection caps and the timeouts of slow clients (see src/http/connection-limits.ts). */
+  readonly connections: {
+    readonly maxConnections: number;
+    readonly maxConnectionsPerAddress: number;
+    readonly headersTimeoutMs: number;
+    readonly bodyTimeoutMs: number;
+    readonly keepAliveTimeoutMs: number;
+    readonly ingestIdleTimeoutMs: number;
+  };
+  /** How long SIGTERM waits for in-flight requests before cutting their connections. */
+  readonly shutdownGraceMs: number;
+  /** How long /readyz waits for the database before answering 503. */
+  readonly readyTimeoutMs: number;
   /** How long a key's credentials read for one request serve the next ones (0: read every time). */
   readonly authCacheMs: number;
   /** How often recorded key use is written to the database. */
@@ -45,6 +68,8 @@ export interface Config {
   readonly trustProxy: boolean;
   /** Browser origins allowed to call /graphql: `*` or a list. */
   readonly corsOrigins: '*' | readonly string[];
+  /** The public schema served: the hosted platform's exactly, or extended with wfapi's insight. */
+  readonly schema: SchemaKind;
 }
 
 export class ConfigError extends Error {
@@ -79,6 +104,15 @@ function str(env: Env, name: string): string | undefined {
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const SCHEMA_KINDS = ['hosted', 'extended'] as const satisfies readonly SchemaKind[];
+
+function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const raw = str(env, name) ?? fallback;
+  if (!(values as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
 
 export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Config {
   const logLevel = str(env, 'WFAPI_LOG_LEVEL') ?? 'info';
@@ -98,8 +132,12 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
     logLevel: logLevel as Config['logLevel'],
     limits: {
       maxDepth: int(env, 'WFAPI_MAX_DEPTH', 10, 2, 100),
+      maxFields: int(env, 'WFAPI_MAX_FIELDS', 1000, 10, 1_000_000),
+      maxSpreads: int(env, 'WFAPI_MAX_SPREADS', 500, 1, 1_000_000),
+      maxMergeWork: int(env, 'WFAPI_MAX_MERGE_WORK', 20_000, 100, 100_000_000),
       maxAliases: int(env, 'WFAPI_MAX_ALIASES', 30, 1, 1000),
       maxTokens: int(env, 'WFAPI_MAX_TOKENS', 2000, 100, 100000),
+      documentCacheBytes: int(env, 'WFAPI_DOCUMENT_CACHE_BYTES', 32 * 1024 * 1024, 1_000_000, 2 ** 31),
       maxBodyBytes: int(env, 'WFAPI_MAX_BODY_BYTES', 100_000, 1000, 10_000_000),
       requestTimeoutMs: int(env, 'WFAPI_REQUEST_TIMEOUT_MS', 10_000, 10, 600_000),
       ingestMaxBodyBytes: int(env, 'WFAPI_INGEST_MAX_BYTES', 2 ** 31, 1000, Number.MAX_SAFE_INTEGER),
@@ -113,10 +151,21 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
       burst: int(env, 'WFAPI_AUTH_FAILURE_BURST', 20, 1, 1_000_000),
       perSecond: int(env, 'WFAPI_AUTH_FAILURE_PER_SECOND', 1, 1, 1_000_000),
     },
+    connections: {
+      maxConnections: int(env, 'WFAPI_MAX_CONNECTIONS', 1000, 1, 1_000_000),
+      maxConnectionsPerAddress: int(env, 'WFAPI_MAX_CONNECTIONS_PER_ADDRESS', 100, 0, 1_000_000),
+      headersTimeoutMs: int(env, 'WFAPI_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+      bodyTimeoutMs: int(env, 'WFAPI_BODY_TIMEOUT_MS', 10_000, 100, 600_000),
+      keepAliveTimeoutMs: int(env, 'WFAPI_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
+      ingestIdleTimeoutMs: int(env, 'WFAPI_INGEST_IDLE_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    },
+    shutdownGraceMs: int(env, 'WFAPI_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    readyTimeoutMs: int(env, 'WFAPI_READY_TIMEOUT_MS', 1500, 10, 60_000),
     authCacheMs: int(env, 'WFAPI_AUTH_CACHE_MS', 1000, 0, 60_000),
     keyUsageFlushMs: int(env, 'WFAPI_KEY_USAGE_FLUSH_MS', 30_000, 10, 3_600_000),
     trustProxy: bool(env, 'WFAPI_TRUST_PROXY', false),
     corsOrigins: corsOrigins(str(env, 'WFAPI_CORS_ORIGINS') ?? '*'),
+    schema: oneOf(env, 'WFAPI_SCHEMA', SCHEMA_KINDS, 'extended'),
   };
   const merged = {
     ...base,
@@ -124,6 +173,7 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
     limits: { ...base.limits, ...overrides.limits },
     rateLimit: { ...base.rateLimit, ...overrides.rateLimit },
     authFailureLimit: { ...base.authFailureLimit, ...overrides.authFailureLimit },
+    connections: { ...base.connections, ...overrides.connections },
   } as Config;
   return deepFreeze(merged);
 }

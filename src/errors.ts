@@ -1,7 +1,7 @@
 /**
  * The one registry of error codes. Every error a client can see carries one of these codes in
  * `extensions.code`; the HTTP status of a request-level failure comes from here and nowhere else.
- * The README documents each code; test/http/error-registry.test.ts fails when the two drift apart.
+ * docs/errors.md documents each code; test/http/error-registry.test.ts fails when the two drift apart.
  */
 export const ERROR_CODES = {
   UNAUTHENTICATED: {
@@ -26,7 +26,8 @@ export const ERROR_CODES = {
   },
   GRAPHQL_VALIDATION_FAILED: {
     status: 400,
-    description: 'The query does not validate against the schema, or exceeds the depth or alias limits.',
+    description:
+      'The query does not validate against the schema, or exceeds the depth, alias, field, fragment-spread or field-merging limits.',
   },
   RATE_LIMITED: { status: 429, description: 'Too many requests; wait for `Retry-After` seconds.' },
   SERVICE_UNAVAILABLE: {

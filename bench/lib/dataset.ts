@@ -17,7 +17,7 @@ import { createApiKey, createMember, createOrganization } from '../../src/admin/
 import { copyLine } from '../../src/db/copy-text.js';
 import { migrate } from '../../src/db/migrate.js';
 import { openPostgres } from '../../src/db/postgres.js';
-import { columnNames } from '../../src/ingest/copy-fresh.store.js';
+import { columnNames } from '../../src/db/unnest-insert.js';
 import { EXECUTION_COLUMNS, executionRow } from '../../src/ingest/execution-upsert.store.js';
 import { uploadNdjson } from '../../src/ingest/ingest-client.js';
 import { LOG_COLUMNS, logRow } from '../../src/ingest/lines.store.js';
@@ -25,6 +25,7 @@ import type { IngestRecord } from '../../src/ingest/records.js';
 import { createWorld, organizationProfile, recordsBetween, toNdjsonLine } from '../../src/simulate/index.js';
 import type { DatasetFacts } from '../queries.js';
 import type { IngestFigures } from '../report.js';
+import { insightFacts } from './insight-facts.js';
 import { ServerProcess } from './server-process.js';
 
 export interface DatasetInfo {
@@ -143,18 +144,19 @@ export async function ensureDataset(options: {
   if (done) {
     const key = (await createApiKey(db, { memberId: done.member_id, name: 'bench' })).key;
     await db.close();
+    const now = new Date(done.facts.now);
     return {
       databaseUrl,
       key,
       counts: done.counts,
       ingest: done.ingest,
-      facts: { ...done.facts, now: new Date(done.facts.now) },
+      facts: { ...done.facts, now, insight: await insightFacts(databaseUrl, now) },
     };
   }
 
   // A fresh load: the simulated organization, a member with a key, then the history through POST /ingest.
   await db.query(
-    'truncate organizations, members, api_keys, workflows, deployments, executions, execution_logs, execution_events, workflow_rollups, execution_rollups, bench_dataset cascade',
+    'truncate organizations, members, api_keys, workflows, deployments, executions, execution_logs, execution_events, execution_rollups, duration_rollups, error_group_rollups, execution_error_groups, error_groups, orphan_event_executions, ingest_watermarks, bench_dataset cascade',
   );
   const days = 30;
   const plan = {
@@ -184,7 +186,7 @@ export async function ensureDataset(options: {
       : await timedLoad(databaseUrl, world, options.executions, options.port);
   await db.query('analyze');
   const [pick] = await db.query<{ workflow_uuid: string; n: number }>(
-    'select workflow_uuid, execution_count::int as n from workflow_rollups order by execution_count desc limit 1',
+    'select workflow_uuid, sum(execution_count)::int as n from execution_rollups where grain = 0 group by workflow_uuid order by n desc limit 1',
   );
   const [execution] = await db.query<{ uuid: string }>(
     `select e.uuid from executions e where e.workflow_uuid = $1 and exists (select 1 from execution_logs l where l.organization_id = e.organization_id and l.workflow_execution_uuid = e.uuid)
@@ -208,7 +210,13 @@ export async function ensureDataset(options: {
     facts,
   ]);
   await db.close();
-  return { databaseUrl, key, facts, counts, ingest };
+  return {
+    databaseUrl,
+    key,
+    facts: { ...facts, insight: await insightFacts(databaseUrl, facts.now) },
+    counts,
+    ingest,
+  };
 }
 
 /**

@@ -35,14 +35,20 @@ export class ServerProcess {
   static async start(
     env: Record<string, string>,
     port: number,
-    options: { command?: 'serve' | 'demo'; timeoutMs?: number; onOutput?: (text: string) => void } = {},
+    options: {
+      command?: 'serve' | 'demo';
+      timeoutMs?: number;
+      onOutput?: (text: string) => void;
+      /** Another checkout's `bin/wfapi.js` (already built), to measure an earlier version side by side. */
+      cli?: string;
+    } = {},
   ): Promise<ServerProcess> {
-    buildOnce();
+    if (!options.cli) buildOnce();
     // BENCH_SERVER_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the server.
     const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
     const child = spawn(
       process.execPath,
-      [...nodeArgs, CLI, options.command ?? 'serve', '--port', String(port)],
+      [...nodeArgs, options.cli ?? CLI, options.command ?? 'serve', '--port', String(port)],
       {
         env: { ...process.env, WFAPI_LOG_LEVEL: 'warn', ...env },
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -52,13 +58,19 @@ export class ServerProcess {
     child.stdout!.on('data', output);
     child.stderr!.on('data', output);
     const url = `http://127.0.0.1:${port}`;
-    const deadline = Date.now() + (options.timeoutMs ?? 30_000);
-    while (Date.now() < deadline) {
+    // A fresh embedded database runs initdb first: seconds on a quiet machine, far more on a busy one.
+    const deadline = Date.now() + (options.timeoutMs ?? 180_000);
+    for (let ready = false; !ready; ) {
       if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-      try {
-        if ((await fetch(`${url}/readyz`)).ok) break;
-      } catch {}
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(`server not ready at ${url} after ${options.timeoutMs ?? 180_000} ms`);
+      }
+      ready = await fetch(`${url}/readyz`).then(
+        (response) => response.ok,
+        () => false,
+      );
+      if (!ready) await new Promise((resolve) => setTimeout(resolve, 200));
     }
     const server = new ServerProcess(child, url);
     server.sampler = setInterval(() => server.sample(), 250);
@@ -66,11 +78,17 @@ export class ServerProcess {
   }
 
   private sample(): void {
+    this.maxRssMb = Math.max(this.maxRssMb, this.rssMb);
+  }
+
+  /** Resident memory now, in MB (0 once the process is gone). */
+  get rssMb(): number {
     try {
       const status = readFileSync(`/proc/${this.child.pid}/status`, 'utf8');
-      const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-      this.maxRssMb = Math.max(this.maxRssMb, kb / 1024);
-    } catch {}
+      return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+    } catch {
+      return 0;
+    }
   }
 
   /** Highest resident memory seen since start, in MB. */

@@ -6,12 +6,15 @@ import {
   createApiKey,
   createMember,
   createOrganization,
+  membersOf,
+  organizationsOf,
   revokeKey,
   setDeployAccess,
   setOrganizationActiveStatus,
 } from './admin.service.js';
 import type { MutationFields, QueryFields } from './admin-types.generated.js';
 import { toApiKey, toCreatedApiKey } from './api-key.mapper.js';
+import { toMember } from './member.mapper.js';
 
 /** What admin resolvers receive: the operator is trusted, so there is no principal and no scope. */
 export interface AdminContext {
@@ -34,6 +37,8 @@ export const adminResolvers: {
 } = {
   Query: {
     apiKeys: async (_parent, { input }, { db }) => (await apiKeysOf(db, input)).map(toApiKey),
+    organizations: async (_parent, _args, { db }) => (await organizationsOf(db)).map(toOrganization),
+    members: async (_parent, { input }, { db }) => (await membersOf(db, input)).map(toMember),
   },
   Mutation: {
     createOrganization: async (_parent, { input }, { db }) =>

@@ -1,11 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
-import { AppError } from '../errors.js';
 import { DocumentCache } from '../graphql/document-cache.js';
 import { executeGraphqlRequest } from '../graphql/execute-request.js';
-import { chargeAuthFailure } from '../modules/auth/auth-failures.js';
-import { bearerTokenCheck } from '../modules/auth/bearer-token.js';
+import { operatorGuard } from '../modules/auth/operator-token.js';
 import type { RateLimiter } from '../modules/auth/rate-limit.js';
 import type { AdminContext } from './admin.resolvers.js';
 import { buildAdminSchema } from './admin.schema.js';
@@ -16,11 +14,6 @@ export interface AdminRouteDeps {
   readonly rateLimiter: RateLimiter;
 }
 
-const unauthenticated = () =>
-  new AppError('UNAUTHENTICATED', 'Invalid or missing admin token', {
-    headers: { 'www-authenticate': 'Bearer' },
-  });
-
 /**
  * POST /admin/graphql (contract section 2), only when an admin token is configured: without one
  * the route does not exist and answers like any unknown route (404). Queries and mutations are
@@ -29,15 +22,16 @@ const unauthenticated = () =>
 export function registerAdminRoutes(app: FastifyInstance, deps: AdminRouteDeps): void {
   const { config, db, rateLimiter } = deps;
   if (config.adminToken === undefined) return;
-  const tokenMatches = bearerTokenCheck(config.adminToken);
-  const documents = new DocumentCache(buildAdminSchema(), config.limits);
+  const guard = operatorGuard({
+    token: config.adminToken,
+    name: 'admin',
+    rateLimiter,
+    failureLimit: config.authFailureLimit,
+  });
+  const documents = new DocumentCache(buildAdminSchema(), config.limits, config.limits.documentCacheBytes);
 
-  /** A wrong token is charged to the client address like a wrong API key, to slow down guessing. */
   async function admitOperator(request: FastifyRequest): Promise<AdminContext> {
-    if (!tokenMatches(request.headers.authorization)) {
-      await chargeAuthFailure(rateLimiter, request.ip, config.authFailureLimit);
-      throw unauthenticated();
-    }
+    await guard.admit(request.headers.authorization, request.ip);
     return { db };
   }
 

@@ -9,6 +9,8 @@ import {
   findOrganization,
   insertMember,
   insertOrganization,
+  listMembers,
+  listOrganizations,
   type MemberRow,
   type OrganizationRow,
   updateDeployAccess,
@@ -153,4 +155,15 @@ export async function apiKeysOf(db: Queryable, input: { organizationId: string }
   const organizationId = uuidOf('organizationId', input.organizationId);
   if (!(await findOrganization(db, organizationId))) throw notFound('organization not found');
   return listApiKeys(db, organizationId);
+}
+
+export function organizationsOf(db: Queryable): Promise<OrganizationRow[]> {
+  return listOrganizations(db);
+}
+
+/** The members of an organization; an unknown organization is NOT_FOUND rather than an empty list. */
+export async function membersOf(db: Queryable, input: { organizationId: string }): Promise<MemberRow[]> {
+  const organizationId = uuidOf('organizationId', input.organizationId);
+  if (!(await findOrganization(db, organizationId))) throw notFound('organization not found');
+  return listMembers(db, organizationId);
 }

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 
@@ -9,9 +9,16 @@ export interface CommandModule {
 
 const COMMANDS_DIR = new URL('./commands/', import.meta.url);
 
+/** The package's version, from its package.json (two levels up from both src/cli and dist/cli). */
+export function packageVersion(): string {
+  const file = new URL('../../package.json', import.meta.url);
+  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+}
+
 export async function buildProgram(): Promise<Command> {
   const program = new Command('wfapi')
     .description('wfapi: a self-hostable GraphQL read API for a workflow platform')
+    .version(packageVersion(), '-V, --version', 'print the version of wfapi')
     .showHelpAfterError()
     .exitOverride();
   // A folder without its cli file (e.g. one still being written) is not a command.

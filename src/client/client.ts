@@ -8,6 +8,9 @@ const PAGED_QUERIES = {
   workflows: true,
   workflowDeployments: true,
   workflowExecutions: true,
+  errorGroups: true,
+  capabilityStats: true,
+  searchExecutionLogs: true,
 } as const satisfies Record<PagedQueryName, true>;
 
 /** The input may be left out when none of its fields is required. */
@@ -57,6 +60,19 @@ export class Client {
   ): Promise<QueryResult<K>> {
     const data = await this.transport.execute(OPERATIONS[name], args, options);
     return data[name] as QueryResult<K>;
+  }
+
+  /**
+   * Sends any query document and resolves with its `data`: for what one method per query cannot
+   * say, such as several root fields or aliases in one request. Errors and retries are those of
+   * the methods; any entry in `errors` rejects the whole answer.
+   */
+  async request<Data = Record<string, unknown>>(
+    query: string,
+    variables: Record<string, unknown> = {},
+    options?: RequestOptions,
+  ): Promise<Data> {
+    return (await this.transport.execute(query, variables, options)) as Data;
   }
 
   /** The member that owns the API key. */
@@ -111,6 +127,26 @@ export class Client {
   /** An execution's capability events by start; `data` is null for an unknown execution. */
   workflowExecutionEvents(...[input, options]: InputParams<'workflowExecutionEvents'>) {
     return this.query('workflowExecutionEvents', { input }, options);
+  }
+
+  /** Error groups of a window, most frequent first (wfapi's extended API, not the hosted one). */
+  errorGroups(...[input = {}, options]: InputParams<'errorGroups'>) {
+    return this.query('errorGroups', { input }, options);
+  }
+
+  /** Duration count, mean, exact min and max, percentiles and histogram (extended API). */
+  durationStats(...[input = {}, options]: InputParams<'durationStats'>) {
+    return this.query('durationStats', { input }, options);
+  }
+
+  /** Calls, failures and latency per capability, most failures first (extended API). */
+  capabilityStats(...[input = {}, options]: InputParams<'capabilityStats'>) {
+    return this.query('capabilityStats', { input }, options);
+  }
+
+  /** Log lines whose message contains `query` (case-insensitive), newest first (extended API). */
+  searchExecutionLogs(...[input, options]: InputParams<'searchExecutionLogs'>) {
+    return this.query('searchExecutionLogs', { input }, options);
   }
 
   private iterate<K extends PagedQueryName>(

@@ -197,14 +197,91 @@ export const OPERATIONS = {
       }
     }
   }`,
+  errorGroups: `query ErrorGroups($input: ErrorGroupsInput!) {
+    errorGroups(input: $input) {
+      data {
+        fingerprint
+        pattern
+        sampleMessage
+        occurrences
+        executionCount
+        workflowCount
+        capabilityIDs
+        firstSeenAt
+        lastSeenAt
+        activity {
+          from
+          to
+          occurrences
+        }
+      }
+      count
+    }
+  }`,
+  durationStats: `query DurationStats($input: DurationStatsInput!) {
+    durationStats(input: $input) {
+      data {
+        count
+        minMs
+        maxMs
+        meanMs
+        p50Ms
+        p90Ms
+        p95Ms
+        p99Ms
+        histogram {
+          fromMs
+          toMs
+          count
+        }
+      }
+    }
+  }`,
+  capabilityStats: `query CapabilityStats($input: CapabilityStatsInput!) {
+    capabilityStats(input: $input) {
+      data {
+        capabilityID
+        calls
+        failures
+        failureRate
+        p50Ms
+        p95Ms
+      }
+      count
+    }
+  }`,
+  searchExecutionLogs: `query SearchExecutionLogs($input: SearchExecutionLogsInput!) {
+    searchExecutionLogs(input: $input) {
+      data {
+        workflowExecutionUUID
+        workflowUUID
+        workflowName
+        nodeID
+        timestamp
+        message
+      }
+      count
+      countIsExact
+    }
+  }`,
 } as const satisfies { readonly [K in keyof QueryFields]: string };
 
 /** The fields of each object type, in schema order (e.g. the columns of a CSV export). */
 export const OBJECT_FIELDS = {
   CapabilityExecutionError: ['error', 'count'],
+  CapabilityStats: ['capabilityID', 'calls', 'failures', 'failureRate', 'p50Ms', 'p95Ms'],
+  CapabilityStatsOutput: ['data', 'count'],
+  DurationBucket: ['fromMs', 'toMs', 'count'],
+  DurationStats: ['count', 'minMs', 'maxMs', 'meanMs', 'p50Ms', 'p90Ms', 'p95Ms', 'p99Ms', 'histogram'],
+  DurationStatsOutput: ['data'],
+  ErrorGroup: ['fingerprint', 'pattern', 'sampleMessage', 'occurrences', 'executionCount', 'workflowCount', 'capabilityIDs', 'firstSeenAt', 'lastSeenAt', 'activity'],
+  ErrorGroupBucket: ['from', 'to', 'occurrences'],
+  ErrorGroupsOutput: ['data', 'count'],
   ExecutionError: ['error', 'count'],
+  ExecutionLogMatch: ['workflowExecutionUUID', 'workflowUUID', 'workflowName', 'nodeID', 'timestamp', 'message'],
   Organization: ['organizationId', 'displayName', 'createdAt', 'updatedAt', 'restrictionStatus', 'activeStatus', 'tenantId'],
   OrganizationAccount: ['memberId', 'userId', 'organizationId', 'emailAddress', 'displayName', 'memberType', 'memberStatus', 'createdAt', 'updatedAt', 'invitedByUser', 'invitedAt', 'joinedAt', 'removedByUser', 'removedAt'],
+  SearchExecutionLogsOutput: ['data', 'count', 'countIsExact'],
   Workflow: ['uuid', 'ownerAddress', 'name', 'workflowId', 'status', 'registeredAt', 'creditUsed', 'executedAt', 'executionCount', 'executionCountByStatus', 'workflowSource', 'hasTeeExecutions', 'hasNonTeeExecutions'],
   WorkflowActivityOutput: ['data'],
   WorkflowActivityRow: ['from', 'to', 'successCount', 'failureCount'],

@@ -24,6 +24,12 @@ export interface Transaction extends Queryable {
 export interface Database extends Queryable {
   readonly kind: 'postgres' | 'pglite';
   transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
+  /**
+   * The same database for one request with a time limit: once `signal` aborts, a query of it
+   * that has not started is refused, and one that is running is cancelled where the driver can
+   * (the embedded database in its worker thread), rejecting with code 57014 (query_canceled).
+   */
+  abortable(signal: AbortSignal): Database;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import type { Database } from './database.js';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Database, Transaction } from './database.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
 /** Any constant: serialises concurrent migrators (several instances starting at once). */
@@ -8,19 +8,36 @@ const MIGRATION_LOCK = 727_001;
 
 export interface Migration {
   readonly version: string;
-  readonly sql: string;
+  /** SQL statements, or (for a data migration written in TypeScript) a function run in the transaction. */
+  readonly sql?: string;
+  readonly up?: (tx: Transaction) => Promise<void>;
 }
 
-/** Versioned migrations: `NNNN_name.sql`, applied in order, each exactly once. */
-export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
-  return readdirSync(dir)
-    .filter((name) => /^\d{4}_[a-z0-9_]+\.sql$/.test(name))
-    .sort()
-    .map((name) => ({ version: name.replace(/\.sql$/, ''), sql: readFileSync(dir + name, 'utf8') }));
+const NAME = /^(\d{4}_[a-z0-9_]+)\.(sql|js|ts)$/;
+
+/**
+ * Versioned migrations, applied in order, each exactly once: `NNNN_name.sql` (statements) or
+ * `NNNN_name.ts` (compiled to .js; exports `up(tx)`, for data migrations that reuse the code).
+ */
+export async function loadMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]> {
+  const files = readdirSync(dir)
+    .filter((name) => NAME.test(name) && !name.endsWith('.d.ts'))
+    .sort();
+  const migrations: Migration[] = [];
+  for (const file of files) {
+    const [, version, kind] = NAME.exec(file)!;
+    if (kind === 'sql') migrations.push({ version: version!, sql: readFileSync(dir + file, 'utf8') });
+    else {
+      const module = (await import(pathToFileURL(dir + file).href)) as { up: Migration['up'] };
+      migrations.push({ version: version!, up: module.up });
+    }
+  }
+  return migrations;
 }
 
 /** Applies the migrations not yet applied, in one transaction; returns the versions applied. */
-export async function migrate(db: Database, migrations = loadMigrations()): Promise<string[]> {
+export async function migrate(db: Database, list?: readonly Migration[]): Promise<string[]> {
+  const migrations = list ?? (await loadMigrations());
   return db.transaction(async (tx) => {
     await tx.query('select pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await tx.query(
@@ -32,7 +49,8 @@ export async function migrate(db: Database, migrations = loadMigrations()): Prom
     const applied: string[] = [];
     for (const migration of migrations) {
       if (done.has(migration.version)) continue;
-      for (const statement of splitStatements(migration.sql)) await tx.query(statement);
+      for (const statement of splitStatements(migration.sql ?? '')) await tx.query(statement);
+      await migration.up?.(tx);
       await tx.query('insert into schema_migrations (version) values ($1)', [migration.version]);
       applied.push(migration.version);
     }
@@ -40,10 +58,23 @@ export async function migrate(db: Database, migrations = loadMigrations()): Prom
   });
 }
 
-/** Splits a migration on `;` at line ends; migrations keep functions out so this stays exact. */
-function splitStatements(sql: string): string[] {
-  return sql
-    .split(/;\s*$/m)
-    .map((statement) => statement.replace(/^\s*--.*$/gm, '').trim())
-    .filter((statement) => statement.length > 0);
+/**
+ * Splits a migration on `;` at line ends, outside dollar-quoted bodies (functions), and drops
+ * comment lines.
+ */
+export function splitStatements(sql: string): string[] {
+  const statements: string[] = [];
+  let current: string[] = [];
+  let quoted = false;
+  for (const line of sql.split('\n')) {
+    if (!quoted && /^\s*--/.test(line)) continue;
+    current.push(line);
+    if ((line.match(/\$\$/g) ?? []).length % 2 === 1) quoted = !quoted;
+    if (!quoted && /;\s*$/.test(line)) {
+      statements.push(current.join('\n').replace(/;\s*$/, '').trim());
+      current = [];
+    }
+  }
+  statements.push(current.join('\n').trim());
+  return statements.filter((statement) => statement.length > 0);
 }

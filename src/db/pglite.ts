@@ -1,7 +1,8 @@
-import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { copyChunks } from './copy-text.js';
 import type { Database, Transaction } from './database.js';
+import { keepPrivate, makePrivateDirectory } from './private-files.js';
 
 const TIMESTAMP_OID = 1114;
 const TIMESTAMPTZ_OID = 1184;
@@ -25,15 +26,31 @@ function serializeTimestamp(value: unknown): string {
 }
 
 /**
- * The embedded database: PostgreSQL compiled to WebAssembly, in-process, one connection.
- * PGlite queues concurrent queries itself; a transaction holds the connection until it ends.
+ * A PGlite instance on `dataDir` with what wfapi needs: the pg_trgm extension (trigram indexes
+ * make log search a substring match that need not read every line) and a timestamp serializer
+ * PostgreSQL accepts for every Date. A directory on disk is made, and kept, private to the user.
  * `memory://` keeps the data in memory only.
  */
-export async function openPglite(dataDir: string): Promise<Database> {
-  if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
+export async function createPglite(dataDir: string): Promise<PGlite> {
+  const onDisk = !dataDir.startsWith('memory://');
+  if (onDisk) makePrivateDirectory(dataDir);
   const db = await PGlite.create(dataDir, {
+    extensions: { pg_trgm },
     serializers: { [TIMESTAMPTZ_OID]: serializeTimestamp, [TIMESTAMP_OID]: serializeTimestamp },
   });
+  // PGlite writes some files (postgresql.conf, pg_hba.conf) world-writable.
+  if (onDisk) keepPrivate(dataDir);
+  return db;
+}
+
+/**
+ * The embedded database in this thread: PostgreSQL compiled to WebAssembly, one connection.
+ * PGlite queues concurrent queries itself; a transaction holds the connection until it ends.
+ * Its queries run on the calling thread, so while one runs nothing else does: the server uses
+ * `openEmbedded` (a worker thread) instead; this serves tests, tools and that worker.
+ */
+export async function openPglite(dataDir: string): Promise<Database> {
+  const db = await createPglite(dataDir);
   let closed = false;
 
   const ensureOpen = () => {
@@ -41,7 +58,7 @@ export async function openPglite(dataDir: string): Promise<Database> {
       throw Object.assign(new Error('Connection terminated: database is closed'), { code: '57P01' });
   };
 
-  return {
+  const self: Database = {
     kind: 'pglite',
     async query<Row>(text: string, params?: readonly unknown[]) {
       ensureOpen();
@@ -58,7 +75,7 @@ export async function openPglite(dataDir: string): Promise<Database> {
             return result.rows;
           },
           async copyIn(table, columns, rows) {
-            await inner.query(`copy ${table} (${columns.join(', ')}) from '/dev/blob'`, [], {
+            await inner.query(copyStatement(table, columns), [], {
               blob: new Blob([...copyChunks(rows)]),
             });
           },
@@ -66,6 +83,8 @@ export async function openPglite(dataDir: string): Promise<Database> {
         return fn(tx);
       });
     },
+    // One thread: a running statement cannot be interrupted; the caller's timer decides.
+    abortable: () => self,
     async ping() {
       ensureOpen();
       await db.query('select 1');
@@ -74,6 +93,13 @@ export async function openPglite(dataDir: string): Promise<Database> {
       if (closed) return;
       closed = true;
       await db.close();
+      if (!dataDir.startsWith('memory://')) keepPrivate(dataDir);
     },
   };
+  return self;
+}
+
+/** The COPY statement PGlite reads rows for from the blob passed with it. */
+export function copyStatement(table: string, columns: readonly string[]): string {
+  return `copy ${table} (${columns.join(', ')}) from '/dev/blob'`;
 }

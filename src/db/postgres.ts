@@ -5,6 +5,7 @@ import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { copyChunks } from './copy-text.js';
 import type { Database, Transaction } from './database.js';
+import { canceledError } from './db-errors.js';
 
 const INT8_OID = 20;
 /** How long past the statement timeout a query may go unanswered before its connection is given up. */
@@ -51,6 +52,29 @@ export function statementName(text: string, params: readonly unknown[] | undefin
   return name;
 }
 
+/**
+ * A pooled connection whose session is set up before the pool hands it out. No JIT compilation:
+ * every query here is a short index read, but on a large table the planner's estimate for a
+ * branch that never runs can cross jit_above_cost, and compiling then costs milliseconds (14 ms
+ * measured at ten million executions, for a 0.2 ms query). The setting is awaited as part of
+ * connecting: sent from the pool's 'connect' event instead, it would share the connection with
+ * the first query (node-postgres's "already executing a query" warning, an error in pg 9). Not a
+ * startup parameter, which PgBouncer refuses; a server without JIT (before 11) refuses it, harmlessly.
+ */
+class SessionClient extends pg.Client {
+  override connect(): Promise<pg.Client>;
+  override connect(callback: (error: Error) => void): void;
+  override connect(callback?: (error: Error) => void): Promise<pg.Client> | undefined {
+    const ready = super
+      .connect()
+      .then(() => this.query('set jit = off').catch(() => {}))
+      .then(() => this as pg.Client);
+    if (!callback) return ready;
+    ready.then(() => callback(null as unknown as Error), callback);
+    return undefined;
+  }
+}
+
 export function openPostgres(url: string, options: PostgresOptions): Database {
   const pool = new pg.Pool({
     connectionString: url,
@@ -64,16 +88,10 @@ export function openPostgres(url: string, options: PostgresOptions): Database {
     query_timeout: options.statementTimeoutMs + SILENT_CONNECTION_GRACE_MS,
     application_name: options.applicationName ?? 'wfapi',
     types,
+    Client: SessionClient,
   });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => {});
-  // No JIT compilation: every query here is a short index read, but on a large table the
-  // planner's estimate for a branch that never runs can cross jit_above_cost, and compiling
-  // then costs milliseconds (14 ms measured at ten million executions, for a 0.2 ms query).
-  // Sent first on each new connection; a server without JIT (before PostgreSQL 11) refuses it.
-  pool.on('connect', (client) => {
-    client.query('set jit = off').catch(() => {});
-  });
   const named = options.preparedStatements ?? true;
   const config = (text: string, params: readonly unknown[] | undefined): pg.QueryConfig => ({
     text,
@@ -81,7 +99,7 @@ export function openPostgres(url: string, options: PostgresOptions): Database {
     name: named ? statementName(text, params) : undefined,
   });
 
-  return {
+  const self: Database = {
     kind: 'postgres',
     async query<Row>(text: string, params?: readonly unknown[]) {
       const result = await pool.query(config(text, params));
@@ -124,6 +142,16 @@ export function openPostgres(url: string, options: PostgresOptions): Database {
         client.release(broken);
       }
     },
+    // The server's statement_timeout cancels a running statement; an aborted caller starts none.
+    abortable(signal) {
+      return {
+        ...self,
+        query: (text, params) =>
+          signal.aborted ? Promise.reject(canceledError()) : self.query(text, params),
+        transaction: (fn) => (signal.aborted ? Promise.reject(canceledError()) : self.transaction(fn)),
+        abortable: (other) => self.abortable(AbortSignal.any([signal, other])),
+      };
+    },
     async ping() {
       await pool.query('select 1');
     },
@@ -131,4 +159,5 @@ export function openPostgres(url: string, options: PostgresOptions): Database {
       await pool.end();
     },
   };
+  return self;
 }

@@ -21,9 +21,12 @@ export interface GraphqlEndpoint<Context> {
   /**
    * Authenticates the request and builds the resolvers' context. It runs before the body is
    * looked at, so an unauthenticated caller learns nothing from it; an AppError it throws is
-   * the answer.
+   * the answer. `signal` aborts when the request's time limit passes: queries made through it
+   * stop then (Database.abortable).
    */
-  readonly context: () => Promise<Context>;
+  readonly context: (signal: AbortSignal) => Promise<Context>;
+  /** Entries for the answer's `extensions`, once the context exists (e.g. freshness). */
+  readonly extensions?: (context: Context) => Record<string, unknown> | undefined;
 }
 
 interface GraphqlParams {
@@ -72,9 +75,14 @@ function send(
   return reply.code(status).header('content-type', `${mediaType}; charset=utf-8`).send(JSON.stringify(body));
 }
 
-function sendError(reply: FastifyReply, mediaType: ResponseMediaType, error: AppError): FastifyReply {
+function sendError(
+  reply: FastifyReply,
+  mediaType: ResponseMediaType,
+  error: AppError,
+  extensions?: Record<string, unknown>,
+): FastifyReply {
   reply.headers(error.headers);
-  return send(reply, error.status, mediaType, errorBody(error));
+  return send(reply, error.status, mediaType, { ...errorBody(error), ...(extensions && { extensions }) });
 }
 
 /**
@@ -85,30 +93,60 @@ function sendRequestErrors(
   reply: FastifyReply,
   mediaType: ResponseMediaType,
   errors: readonly FormattedError[],
+  extensions: Record<string, unknown> | undefined,
 ): FastifyReply {
-  return send(reply, mediaType === GRAPHQL_RESPONSE ? 400 : 200, mediaType, { errors });
+  return send(reply, mediaType === GRAPHQL_RESPONSE ? 400 : 200, mediaType, {
+    errors,
+    ...(extensions && { extensions }),
+  });
 }
 
-/**
- * Runs `work` under the request's time limit. The timer answers as soon as the event loop is
- * free; but the embedded database runs its queries on this very thread, where no timer fires
- * until they are done, so a read's elapsed time is checked again at the end: a late read is never
- * reported as a success. A mutation that did complete is reported as done, since its effects are
- * committed and a retry would repeat them. (PostgreSQL also cancels statements past the limit.)
- */
-async function withTimeout<T>(work: () => Promise<T> | T, ms: number, isRead: boolean): Promise<T> {
-  const started = performance.now();
-  const late = () => unavailable(`The request exceeded its time limit of ${ms} ms`);
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(late()), ms);
-  });
-  try {
-    const result = await Promise.race([Promise.resolve().then(work), timeout]);
-    if (isRead && performance.now() - started > ms) throw late();
-    return result;
-  } finally {
-    clearTimeout(timer);
+/** A request's time limit: `signal` aborts with the time-limit error once `ms` have passed. */
+class TimeLimit {
+  readonly error: AppError;
+  private readonly controller = new AbortController();
+  private readonly deadline: number;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(ms: number) {
+    this.error = unavailable(`The request exceeded its time limit of ${ms} ms`);
+    this.deadline = performance.now() + ms;
+    this.timer = setTimeout(() => this.controller.abort(this.error), ms);
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get passed(): boolean {
+    return this.signal.aborted || performance.now() > this.deadline;
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+  }
+
+  /**
+   * Runs `work` under the limit: the answer comes when the limit passes, the request's database
+   * statements being cancelled meanwhile (through `signal`, see Database.abortable). A read that
+   * completed late is still not reported as a success (the timer may fire late when the embedded
+   * database runs on this thread, as in tests). A mutation that did complete is reported as
+   * done, since its effects are committed and a retry would repeat them.
+   */
+  async run<T>(work: () => Promise<T> | T, isRead: boolean): Promise<T> {
+    let onAbort: (() => void) | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      onAbort = () => reject(this.error);
+      if (this.signal.aborted) onAbort();
+      else this.signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      const result = await Promise.race([Promise.resolve().then(work), timeout]);
+      if (isRead && this.passed) throw this.error;
+      return result;
+    } finally {
+      if (onAbort) this.signal.removeEventListener('abort', onAbort);
+    }
   }
 }
 
@@ -141,17 +179,29 @@ export async function executeGraphqlRequest<Context>(
   if (request.method === 'POST' && !isJsonContentType(request.headers['content-type'])) {
     return sendError(reply, mediaType, unsupportedContentType());
   }
+  // Once the caller is authenticated, every answer carries the endpoint's extensions, errors included.
+  let extensions: Record<string, unknown> | undefined;
+  // One time limit for the whole request, authentication included.
+  const limit = new TimeLimit(endpoint.timeoutMs);
   try {
-    // One time limit for the whole request, authentication included.
-    const deadline = performance.now() + endpoint.timeoutMs;
-    const context = await withTimeout(() => endpoint.context(), endpoint.timeoutMs, true);
+    const context = await limit.run(() => endpoint.context(limit.signal), true);
+    extensions = endpoint.extensions?.(context);
     const params = readParams(raw);
     const prepared = endpoint.documents.prepare(params.query, params.operationName);
+    // GraphQL over HTTP: a GET never runs a mutation (links and prefetches must be safe), and says
+    // so with 405 even where the schema has no mutations at all.
+    if (request.method === 'GET' && prepared.operation !== undefined && prepared.operation !== 'query') {
+      throw new AppError('BAD_USER_INPUT', 'Mutations must be sent with POST', {
+        status: 405,
+        headers: { allow: 'POST' },
+      });
+    }
     if (prepared.kind !== 'ok') {
       return sendRequestErrors(
         reply,
         mediaType,
         prepared.errors.map((e) => formatError(e, () => {})),
+        extensions,
       );
     }
     if (!(endpoint.operations as readonly string[]).includes(prepared.operation)) {
@@ -162,13 +212,6 @@ export async function executeGraphqlRequest<Context>(
           status: 405,
         },
       );
-    }
-    // GraphQL over HTTP: a GET never runs a mutation (links and prefetches must be safe).
-    if (request.method === 'GET' && prepared.operation !== 'query') {
-      throw new AppError('BAD_USER_INPUT', 'Mutations must be sent with POST', {
-        status: 405,
-        headers: { allow: 'POST' },
-      });
     }
     const invalidVariables = variableErrors(
       endpoint.documents.schema,
@@ -183,11 +226,11 @@ export async function executeGraphqlRequest<Context>(
           ...formatError(e, () => {}),
           extensions: { code: 'BAD_USER_INPUT' },
         })),
+        extensions,
       );
     }
-    const result = await withTimeout(
+    const result = await limit.run(
       () => prepared.compiled.query(undefined, context, params.variables ?? {}),
-      Math.max(1, deadline - performance.now()),
       prepared.operation === 'query',
     );
     const errors = result.errors?.map((e) =>
@@ -199,14 +242,20 @@ export async function executeGraphqlRequest<Context>(
         reply,
         mediaType,
         (errors ?? []).map((e) => ({ ...e, extensions: { code: 'BAD_USER_INPUT' as const } })),
+        extensions,
       );
     }
-    const body = errors?.length ? { data: result.data, errors } : { data: result.data };
+    const body = {
+      ...(errors?.length ? { data: result.data, errors } : { data: result.data }),
+      ...(extensions && { extensions }),
+    };
     const outage = errors?.some((e) => e.extensions.code === 'SERVICE_UNAVAILABLE');
     return send(reply, outage ? 503 : 200, mediaType, body);
   } catch (error) {
-    if (error instanceof AppError) return sendError(reply, mediaType, error);
-    if (isDatabaseUnavailable(error)) return sendError(reply, mediaType, unavailable());
+    if (error instanceof AppError) return sendError(reply, mediaType, error, extensions);
+    if (isDatabaseUnavailable(error)) return sendError(reply, mediaType, unavailable(), extensions);
     throw error;
+  } finally {
+    limit.dispose();
   }
 }

@@ -8,6 +8,7 @@ import { authenticate, type Principal } from '../modules/auth/authenticate.js';
 import type { CredentialCache } from '../modules/auth/credential-cache.js';
 import type { KeyUsageRecorder } from '../modules/auth/key-usage.js';
 import { type RateLimiter, rateLimitHeaders } from '../modules/auth/rate-limit.js';
+import { formatTime } from '../modules/shared/time.js';
 import type { DocumentCache } from './document-cache.js';
 import { executeGraphqlRequest } from './execute-request.js';
 import { renderGraphiql } from './graphiql.js';
@@ -24,6 +25,8 @@ export interface GraphqlRouteDeps {
 
 export function registerGraphqlRoutes(app: FastifyInstance, deps: GraphqlRouteDeps): void {
   const { config, db, documents, rateLimiter, keyUsage, credentials } = deps;
+  // One warning per outage of the rate limiter (e.g. Redis unreachable), not one per request.
+  let limiterDown = false;
 
   /** Authentication, then the key's rate limit; failures are charged to the client address only. */
   async function admit(request: FastifyRequest, reply: FastifyReply): Promise<Principal> {
@@ -41,10 +44,14 @@ export function registerGraphqlRoutes(app: FastifyInstance, deps: GraphqlRouteDe
     reply.log = request.log;
     // A rate limiter outage must not take the API down: such requests are let through.
     const decision = await rateLimiter.take(`key:${principal.keyId}`, config.rateLimit).catch((error) => {
-      request.log.warn({ err: error }, 'rate limiter unavailable');
+      if (!limiterDown)
+        request.log.warn({ err: error }, 'rate limiter unavailable; requests are let through');
+      limiterDown = true;
       return undefined;
     });
     if (decision) {
+      if (limiterDown) request.log.info('rate limiter available again');
+      limiterDown = false;
       reply.headers(rateLimitHeaders(decision, config.rateLimit, 'per-key'));
       if (!decision.allowed)
         throw new AppError('RATE_LIMITED', 'Rate limit exceeded; retry after the Retry-After delay');
@@ -58,7 +65,12 @@ export function registerGraphqlRoutes(app: FastifyInstance, deps: GraphqlRouteDe
       documents,
       operations: ['query'],
       timeoutMs: config.limits.requestTimeoutMs,
-      context: async () => createContext(db, await admit(request, reply)),
+      context: async (signal) => createContext(db.abortable(signal), await admit(request, reply)),
+      // Freshness is part of the extended API; the hosted schema answers exactly as the hosted service.
+      extensions:
+        config.schema === 'extended'
+          ? (context) => ({ dataAsOf: context.principal.dataAsOf && formatTime(context.principal.dataAsOf) })
+          : undefined,
     });
   }
 
@@ -73,17 +85,5 @@ export function registerGraphqlRoutes(app: FastifyInstance, deps: GraphqlRouteDe
       return reply.type('text/html; charset=utf-8').send(renderGraphiql());
     }
     return handle(request, reply, query);
-  });
-
-  // Other methods: 405 naming the ones that exist, rather than a 404 that suggests a wrong path.
-  app.route({
-    method: ['PUT', 'PATCH', 'DELETE'],
-    url: '/graphql',
-    handler: async () => {
-      throw new AppError('BAD_USER_INPUT', 'Method not allowed; use POST, or GET for queries', {
-        status: 405,
-        headers: { allow: 'GET, POST' },
-      });
-    },
   });
 }

@@ -1,28 +1,8 @@
 import type { CopyValue } from '../db/copy-text.js';
 import type { Transaction } from '../db/database.js';
+import { type Columns, columnNames } from '../db/unnest-insert.js';
 
 const UNIQUE_VIOLATION = '23505';
-
-/** A table's columns with their PostgreSQL types, in the order a row gives its values. */
-export type Columns = ReadonlyArray<readonly [name: string, type: string]>;
-
-export const columnNames = (columns: Columns): string[] => columns.map(([name]) => name);
-
-/**
- * `insert into <table> (<columns>) select * from unnest(...)` with its parameters: the rows
- * transposed into one array a column. The caller appends its ON CONFLICT (and RETURNING) clause.
- */
-export function unnestInsert(
-  table: string,
-  columns: Columns,
-  rows: readonly (readonly CopyValue[])[],
-): { text: string; params: CopyValue[][] } {
-  return {
-    text: `insert into ${table} (${columnNames(columns).join(', ')})
-     select * from unnest(${columns.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')})`,
-    params: columns.map((_, column) => rows.map((values) => values[column] as CopyValue)),
-  };
-}
 
 /** Rows made one at a time as the COPY consumes them: a batch's rows are never all held at once. */
 function* rowsOf<T>(

@@ -1,9 +1,9 @@
 import type { CopyValue } from '../db/copy-text.js';
 import type { Transaction } from '../db/database.js';
-import { type Columns, copyFresh, unnestInsert } from './copy-fresh.store.js';
+import { type Columns, unnestInsert } from '../db/unnest-insert.js';
+import { copyFresh } from './copy-fresh.store.js';
 import { toUnits } from './decimal.js';
 import { type ExecutionRecord, TERMINAL_STATUSES } from './records.js';
-import { RollupDeltas } from './rollup-deltas.store.js';
 
 /** An execution as stored: the record without its type tag. */
 export type ExecutionState = Omit<ExecutionRecord, 'type'>;
@@ -133,19 +133,26 @@ async function upsertExecutions(tx: Transaction, rows: readonly ExecutionState[]
   return written.map((row) => row.uuid);
 }
 
+/** An execution state written by a batch, and the state it replaced (none for a new execution). */
+export interface ExecutionChange {
+  readonly previous: ExecutionState | undefined;
+  readonly next: ExecutionState;
+}
+
 /**
  * Merges the batch's execution states, in arrival order, into the stored ones (`stored`, read
- * under the caller's lock: at least every uuid of `records`) and writes those
- * that changed, with their rollup deltas. The caller holds the organizations' ingestion locks.
- * A row is only ever updated by its own organization: should another organization claim a new
- * uuid in a concurrent transaction, that write is skipped and counts nowhere.
+ * under the caller's lock: at least every uuid of `records`) and writes those that changed.
+ * Returns the changes written, from which the caller derives the rollup deltas. The caller holds
+ * the organizations' ingestion locks. A row is only ever updated by its own organization: should
+ * another organization claim a new uuid in a concurrent transaction, that write is skipped and
+ * counts nowhere.
  */
 export async function applyExecutions(
   tx: Transaction,
   records: readonly ExecutionRecord[],
   stored: ReadonlyMap<string, ExecutionState>,
-): Promise<void> {
-  if (records.length === 0) return;
+): Promise<ExecutionChange[]> {
+  if (records.length === 0) return [];
   const final = new Map<string, ExecutionState>();
   for (const record of records) {
     const { type: _type, ...state } = record;
@@ -155,7 +162,7 @@ export async function applyExecutions(
     const previous = stored.get(next.uuid);
     return !previous || !sameExecution(previous, next);
   });
-  if (changed.length === 0) return;
+  if (changed.length === 0) return [];
   // New executions (the usual case) are bulk-loaded; should one have been stored meanwhile (by
   // another organization's concurrent batch), they go through the guarded upsert with the rest.
   const written = new Set<string>();
@@ -166,12 +173,7 @@ export async function applyExecutions(
     upserts = changed.filter((next) => stored.has(next.uuid));
   }
   for (const uuid of await upsertExecutions(tx, upserts)) written.add(uuid);
-  const deltas = new RollupDeltas();
-  for (const next of changed) {
-    if (!written.has(next.uuid)) continue;
-    const previous = stored.get(next.uuid);
-    if (previous) deltas.add(previous, -1);
-    deltas.add(next, 1);
-  }
-  await deltas.apply(tx);
+  return changed
+    .filter((next) => written.has(next.uuid))
+    .map((next) => ({ previous: stored.get(next.uuid), next }));
 }

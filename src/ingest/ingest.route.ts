@@ -2,19 +2,22 @@
  * `POST /ingest` (contract section 3): an operator endpoint that streams an NDJSON body into the
  * database in batches and answers once every batch is committed.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { pipeline, type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import { AppError, errorBody, isDatabaseUnavailable, unavailable } from '../errors.js';
+import { credentialsChanged } from '../modules/auth/credential-cache.js';
+import { operatorGuard } from '../modules/auth/operator-token.js';
+import type { RateLimiter } from '../modules/auth/rate-limit.js';
 import { IngestInterruptedError, type IngestProgress, ingestNdjson } from './ingest-stream.js';
 import { WriteSlots } from './write-slots.js';
 
 export interface IngestRouteDeps {
   readonly config: Config;
   readonly db: Database;
+  readonly rateLimiter: RateLimiter;
 }
 
 export const NDJSON = 'application/x-ndjson';
@@ -22,19 +25,6 @@ export const NDJSON = 'application/x-ndjson';
 export const MAX_LISTED_REJECTIONS = 1000;
 /** A batch is written once its lines reach this size, even before `ingestBatchSize` lines. */
 const BATCH_BYTES = 16 * 1024 * 1024;
-
-const digest = (text: string) => createHash('sha256').update(text).digest();
-
-/** Constant-time: the comparison takes as long whatever the token and however much of it matches. */
-function bearerMatches(header: string | undefined, expected: Buffer): boolean {
-  const match = /^Bearer +(\S+)\s*$/i.exec(header ?? '');
-  return match !== null && timingSafeEqual(digest(match[1]!), expected);
-}
-
-const unauthenticated = () =>
-  new AppError('UNAUTHENTICATED', 'Invalid or missing ingest token', {
-    headers: { 'www-authenticate': 'Bearer' },
-  });
 
 /** `application/x-ndjson`, optionally with `charset=utf-8`: the only body this endpoint reads. */
 function checkMediaType(request: FastifyRequest): void {
@@ -70,11 +60,40 @@ function interruptedBody(error: AppError, progress: IngestProgress): Record<stri
   };
 }
 
+/**
+ * The body's chunks, with at most `ms` of waiting for each: a client that stops sending (or sends
+ * a byte now and then, slower than that) has its connection closed. Time the server spends
+ * writing a batch is not counted, since nothing is awaited from the client then.
+ */
+async function* withIdleTimeout(
+  body: AsyncIterable<Uint8Array>,
+  ms: number,
+  onIdle: () => void,
+): AsyncGenerator<Uint8Array> {
+  const chunks = body[Symbol.asyncIterator]();
+  for (;;) {
+    const timer = setTimeout(onIdle, ms);
+    let next: IteratorResult<Uint8Array>;
+    try {
+      next = await chunks.next();
+    } finally {
+      clearTimeout(timer);
+    }
+    if (next.done) return;
+    yield next.value;
+  }
+}
+
 export function registerIngestRoutes(app: FastifyInstance, deps: IngestRouteDeps): void {
-  const { config, db } = deps;
+  const { config, db, rateLimiter } = deps;
   // Without a token the endpoint does not exist: it answers like any unknown route.
   if (!config.ingestToken) return;
-  const expected = digest(config.ingestToken);
+  const guard = operatorGuard({
+    token: config.ingestToken,
+    name: 'ingest',
+    rateLimiter,
+    failureLimit: config.authFailureLimit,
+  });
   // PGlite has one connection and queues by itself; a PostgreSQL pool keeps half for reads.
   const slots = new WriteSlots(Math.floor(config.dbPoolSize / 2));
 
@@ -84,7 +103,7 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestRouteDeps
 
     scope.addHook('onRequest', async (request, reply) => {
       try {
-        if (!bearerMatches(request.headers.authorization, expected)) throw unauthenticated();
+        await guard.admit(request.headers.authorization, request.ip);
         checkMediaType(request);
         // The limit is on the NDJSON itself: a gzip body's length says nothing about it.
         const length = Number(request.headers['content-length']);
@@ -94,8 +113,10 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestRouteDeps
           });
         }
       } catch (error) {
-        // A refused body is not read: closing beats draining up to gigabytes of it.
-        reply.header('connection', 'close');
+        // A refused body is not read: closing beats draining up to gigabytes of it. Without a
+        // body (e.g. a token guess) the connection stays usable.
+        const bodyless = request.headers['content-length'] === '0' && !request.headers['transfer-encoding'];
+        if (!bodyless) reply.header('connection', 'close');
         throw error;
       }
     });
@@ -104,11 +125,15 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestRouteDeps
       const payload = request.body as Readable | undefined;
       const gzip = isGzip(request);
       // pipeline (unlike pipe) passes a dropped connection on to the gunzip stream being read.
-      const body: AsyncIterable<Uint8Array> = !payload
+      const raw: AsyncIterable<Uint8Array> = !payload
         ? (async function* () {})()
         : gzip
           ? pipeline(payload, createGunzip(), () => {})
           : payload;
+      const body = withIdleTimeout(raw, config.connections.ingestIdleTimeoutMs, () => {
+        request.log.info('the client sent nothing for the ingest idle timeout; closing');
+        request.raw.destroy();
+      });
       try {
         const progress = await ingestNdjson(db, body, {
           batchSize: config.limits.ingestBatchSize,
@@ -117,6 +142,8 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestRouteDeps
           maxRejections: MAX_LISTED_REJECTIONS,
           runBatch: (write) => slots.run(write),
         });
+        // Reads through this server see the new freshness mark at once (others within their cache interval).
+        if (progress.accepted > 0) credentialsChanged(db);
         return reply.code(200).send({
           accepted: progress.accepted,
           rejected: progress.rejected,

@@ -2,6 +2,8 @@ import type { Database, Transaction } from '../db/database.js';
 import { applyExecutions, type ExecutionState, storedExecutions } from './execution-upsert.store.js';
 import { insertEvents, insertLogs } from './lines.store.js';
 import type { DeploymentRecord, IngestRecord, WorkflowRecord } from './records.js';
+import { maintainRollups } from './rollups.store.js';
+import { markOrphans, readEvents, storedEventOf, takeOrphans } from './stored-events.store.js';
 
 export interface NumberedRecord {
   /** 1-based line number in the request body, for the rejection report. */
@@ -63,11 +65,37 @@ export async function ingestBatch(
 
     const of = <T extends IngestRecord['type']>(type: T) =>
       valid.filter((r) => r.record.type === type).map((r) => r.record as Extract<IngestRecord, { type: T }>);
-    await upsertWorkflows(tx, lastByUuid(of('workflow')));
-    await upsertDeployments(tx, lastByUuid(of('deployment')));
-    await applyExecutions(tx, of('execution'), checked.executions);
-    await insertLogs(tx, of('log'));
-    await insertEvents(tx, of('event'));
+    const workflows = await upsertWorkflows(tx, lastByUuid(of('workflow')));
+    const deployments = await upsertDeployments(tx, lastByUuid(of('deployment')));
+    const executions = await applyExecutions(tx, of('execution'), checked.executions);
+    const states = new Map(checked.executions);
+    for (const { next } of executions) states.set(next.uuid, next);
+    // Events stored before their execution count once it arrives; an execution that changes
+    // workflow takes its events' counts along. Both are read before this batch's events are stored.
+    const orphans = await takeOrphans(
+      tx,
+      new Map(executions.filter((c) => !c.previous).map((c) => [c.next.uuid, c.next.organizationId])),
+    );
+    const movedWorkflow = executions.filter(
+      (c) => c.previous && c.previous.workflowUUID !== c.next.workflowUUID,
+    );
+    const earlierEvents = await readEvents(
+      tx,
+      new Map([...orphans, ...movedWorkflow.map((c) => [c.next.uuid, c.next.organizationId] as const)]),
+    );
+    const logs = await insertLogs(tx, of('log'));
+    const newEvents = (await insertEvents(tx, of('event'))).map(storedEventOf);
+    await markOrphans(
+      tx,
+      new Map(
+        newEvents.filter((e) => !states.has(e.executionUuid)).map((e) => [e.executionUuid, e.organizationId]),
+      ),
+    );
+    const newWorkflows = workflows.filter((w) => w.inserted);
+    await maintainRollups(tx, { newWorkflows, executions, states, earlierEvents, newEvents });
+    // A batch that changed nothing (a re-send) leaves everything as it was, freshness included.
+    const changed = [...workflows, ...deployments, ...executions.map((c) => c.next), ...logs, ...newEvents];
+    await markIngested(tx, [...new Set(changed.map((row) => row.organizationId))]);
     rejected.sort((a, b) => a.line - b.line);
     return { accepted: valid.length, rejected };
   });
@@ -169,9 +197,12 @@ function lastByUuid<T extends { uuid: string }>(records: readonly T[]): T[] {
  * The `organization_id` guard keeps a row from ever being updated by another organization (the
  * check above cannot see a uuid claimed by a concurrent, uncommitted transaction).
  */
-async function upsertWorkflows(tx: Transaction, rows: WorkflowRecord[]): Promise<void> {
-  if (rows.length === 0) return;
-  await tx.query(
+async function upsertWorkflows(
+  tx: Transaction,
+  rows: WorkflowRecord[],
+): Promise<Array<{ organizationId: string; uuid: string; inserted: boolean }>> {
+  if (rows.length === 0) return [];
+  const written = await tx.query<{ organization_id: string; uuid: string; inserted: boolean }>(
     `insert into workflows (uuid, organization_id, workflow_id, name, owner_address, status, registered_at, workflow_source)
      select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[])
      on conflict (uuid) do update set
@@ -182,7 +213,8 @@ async function upsertWorkflows(tx: Transaction, rows: WorkflowRecord[]): Promise
        and (workflows.workflow_id, workflows.name, workflows.owner_address, workflows.status, workflows.registered_at,
             workflows.workflow_source)
        is distinct from (excluded.workflow_id, excluded.name, excluded.owner_address, excluded.status,
-            excluded.registered_at, excluded.workflow_source)`,
+            excluded.registered_at, excluded.workflow_source)
+     returning organization_id, uuid, (xmax = 0) as inserted`,
     [
       rows.map((r) => r.uuid),
       rows.map((r) => r.organizationId),
@@ -194,11 +226,33 @@ async function upsertWorkflows(tx: Transaction, rows: WorkflowRecord[]): Promise
       rows.map((r) => r.workflowSource),
     ],
   );
+  return written.map((row) => ({
+    organizationId: row.organization_id,
+    uuid: row.uuid,
+    inserted: row.inserted,
+  }));
 }
 
-async function upsertDeployments(tx: Transaction, rows: DeploymentRecord[]): Promise<void> {
-  if (rows.length === 0) return;
+/**
+ * Moves each organization's freshness mark (extensions.dataAsOf) to now. Writers of one
+ * organization hold its lock, so the marks of one organization are set in commit order.
+ */
+async function markIngested(tx: Transaction, organizationIds: readonly string[]): Promise<void> {
+  if (organizationIds.length === 0) return;
   await tx.query(
+    `insert into ingest_watermarks (organization_id, data_as_of)
+     select id, clock_timestamp() from unnest($1::uuid[]) as o(id)
+     on conflict (organization_id) do update set data_as_of = greatest(ingest_watermarks.data_as_of, excluded.data_as_of)`,
+    [[...organizationIds].sort()],
+  );
+}
+
+async function upsertDeployments(
+  tx: Transaction,
+  rows: DeploymentRecord[],
+): Promise<Array<{ organizationId: string }>> {
+  if (rows.length === 0) return [];
+  const written = await tx.query<{ organization_id: string }>(
     `insert into deployments (uuid, organization_id, workflow_uuid, status, deployed_at, tx_hash, error_message, binary_url, config_url)
      select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::timestamptz[], $6::text[], $7::text[], $8::text[], $9::text[])
      on conflict (uuid) do update set
@@ -209,7 +263,8 @@ async function upsertDeployments(tx: Transaction, rows: DeploymentRecord[]): Pro
        and (deployments.workflow_uuid, deployments.status, deployments.deployed_at, deployments.tx_hash,
             deployments.error_message, deployments.binary_url, deployments.config_url)
        is distinct from (excluded.workflow_uuid, excluded.status, excluded.deployed_at, excluded.tx_hash,
-            excluded.error_message, excluded.binary_url, excluded.config_url)`,
+            excluded.error_message, excluded.binary_url, excluded.config_url)
+     returning organization_id`,
     [
       rows.map((r) => r.uuid),
       rows.map((r) => r.organizationId),
@@ -222,4 +277,5 @@ async function upsertDeployments(tx: Transaction, rows: DeploymentRecord[]): Pro
       rows.map((r) => r.configURL),
     ],
   );
+  return written.map((row) => ({ organizationId: row.organization_id }));
 }

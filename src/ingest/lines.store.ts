@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { CopyValue } from '../db/copy-text.js';
 import type { Transaction } from '../db/database.js';
-import { type Columns, copyFresh, unnestInsert } from './copy-fresh.store.js';
+import { type Columns, unnestInsert } from '../db/unnest-insert.js';
+import { copyFresh } from './copy-fresh.store.js';
 import type { EventRecord, LogRecord } from './records.js';
 
 /**
@@ -15,6 +16,7 @@ function lineHash(parts: readonly unknown[]): Buffer {
 /**
  * Lines are nearly always new, so they are bulk-loaded (copyFresh); a batch holding a line
  * already stored (a re-sent body) is inserted instead, skipping the lines already there.
+ * Returns the lines actually stored now (none of those already there).
  */
 async function insertLines<T>(
   tx: Transaction,
@@ -22,11 +24,24 @@ async function insertLines<T>(
   columns: Columns,
   lines: readonly T[],
   row: (line: T) => CopyValue[],
-): Promise<void> {
-  if (lines.length === 0) return;
-  if (await copyFresh(tx, table, columns, lines, row)) return;
-  const insert = unnestInsert(table, columns, lines.map(row));
-  await tx.query(`${insert.text} on conflict do nothing`, insert.params);
+): Promise<T[]> {
+  if (lines.length === 0) return [];
+  if (await copyFresh(tx, table, columns, lines, row)) return [...lines];
+  const rows = lines.map(row);
+  const insert = unnestInsert(table, columns, rows);
+  const identity = (execution: unknown, hash: Uint8Array) =>
+    `${execution}/${Buffer.from(hash).toString('hex')}`;
+  const executionColumn = columns.findIndex(([name]) => name === 'workflow_execution_uuid');
+  const hashColumn = columns.findIndex(([name]) => name === 'line_hash');
+  const stored = await tx.query<{ workflow_execution_uuid: string; line_hash: Uint8Array }>(
+    `${insert.text} on conflict do nothing returning workflow_execution_uuid, line_hash`,
+    insert.params,
+  );
+  const fresh = new Set(stored.map((r) => identity(r.workflow_execution_uuid, r.line_hash)));
+  // A line repeated within the batch was stored once: only its first copy counts as new.
+  return lines.filter((_, i) =>
+    fresh.delete(identity(rows[i]![executionColumn], rows[i]![hashColumn] as Uint8Array)),
+  );
 }
 
 export const LOG_COLUMNS: Columns = [
@@ -48,8 +63,9 @@ export const logRow = (l: LogRecord): CopyValue[] => [
   l.timestamp,
 ];
 
-export async function insertLogs(tx: Transaction, logs: readonly LogRecord[]): Promise<void> {
-  await insertLines(tx, 'execution_logs', LOG_COLUMNS, logs, logRow);
+/** Stores log lines; returns those stored now. */
+export async function insertLogs(tx: Transaction, logs: readonly LogRecord[]): Promise<LogRecord[]> {
+  return insertLines(tx, 'execution_logs', LOG_COLUMNS, logs, logRow);
 }
 
 const EVENT_COLUMNS: Columns = [
@@ -64,8 +80,9 @@ const EVENT_COLUMNS: Columns = [
   ['errors', 'jsonb'],
 ];
 
-export async function insertEvents(tx: Transaction, events: readonly EventRecord[]): Promise<void> {
-  await insertLines(tx, 'execution_events', EVENT_COLUMNS, events, (e) => [
+/** Stores event lines; returns those stored now, whose contributions the rollups then take. */
+export async function insertEvents(tx: Transaction, events: readonly EventRecord[]): Promise<EventRecord[]> {
+  return insertLines(tx, 'execution_events', EVENT_COLUMNS, events, (e) => [
     e.organizationId,
     e.workflowExecutionUUID,
     lineHash([

@@ -195,6 +195,13 @@ function credit(raw: Raw, field: string): string | null {
   return textValue;
 }
 
+/** `*` stands for "any level" in the error-group rollups, so no capability may be called that. */
+function capabilityId(raw: Raw): string {
+  const value = text(raw, 'capabilityID', 256);
+  if (value === '*') fail('capabilityID must not be "*" (reserved)');
+  return value;
+}
+
 function unknownType(type: string): never {
   fail(`unknown type "${type.slice(0, 40)}"; expected one of ${RECORD_TYPES.join(', ')}`);
 }
@@ -262,7 +269,7 @@ export function parseRecord(value: unknown): IngestRecord {
         type,
         organizationId,
         workflowExecutionUUID: uuid(raw, 'workflowExecutionUUID'),
-        capabilityID: text(raw, 'capabilityID', 256),
+        capabilityID: capabilityId(raw),
         status: text(raw, 'status', 64),
         method: optionalText(raw, 'method', 256),
         startedAt: time(raw, 'startedAt'),

@@ -14,7 +14,7 @@ import {
   isScalarType,
   parse,
 } from 'graphql';
-import { ADMIN_SDL_PART, adminSdlDocument, publicSdlDocument, readSdl } from './sdl.js';
+import { ADMIN_SDL, adminSdlDocument, publicSdlDocument, readSdl } from './sdl.js';
 
 const BUILT_IN: Record<string, string> = {
   String: 'string',
@@ -43,9 +43,7 @@ export function renderSchemaTypes(): string {
 /** Renders the operator schema's own types; the shared ones come from the public declarations. */
 export function renderAdminTypes(): string {
   const own = new Set(
-    parse(readSdl([ADMIN_SDL_PART])).definitions.flatMap((d) =>
-      'name' in d && d.name ? [d.name.value] : [],
-    ),
+    parse(readSdl([ADMIN_SDL])).definitions.flatMap((d) => ('name' in d && d.name ? [d.name.value] : [])),
   );
   return render(buildASTSchema(adminSdlDocument()), {
     own,

@@ -42,12 +42,104 @@ export interface CapabilityExecutionError<S extends ScalarTypes = WireScalars> {
   count: number;
 }
 
+export interface CapabilityStats<S extends ScalarTypes = WireScalars> {
+  capabilityID: string;
+  calls: number;
+  failures: number;
+  failureRate: number;
+  p50Ms: number | null;
+  p95Ms: number | null;
+}
+
+export interface CapabilityStatsInput<S extends ScalarTypes = WireScalars> {
+  workflowUUID?: string | null;
+  from?: S['Time'] | null;
+  to?: S['Time'] | null;
+  page?: Page<S> | null;
+}
+
+export interface CapabilityStatsOutput<S extends ScalarTypes = WireScalars> {
+  data: CapabilityStats<S>[];
+  count: number;
+}
+
+export interface DurationBucket<S extends ScalarTypes = WireScalars> {
+  fromMs: number;
+  toMs: number;
+  count: number;
+}
+
+export interface DurationStats<S extends ScalarTypes = WireScalars> {
+  count: number;
+  minMs: number | null;
+  maxMs: number | null;
+  meanMs: number | null;
+  p50Ms: number | null;
+  p90Ms: number | null;
+  p95Ms: number | null;
+  p99Ms: number | null;
+  histogram: DurationBucket<S>[];
+}
+
+export interface DurationStatsInput<S extends ScalarTypes = WireScalars> {
+  workflowUUID?: string | null;
+  capabilityID?: string | null;
+  status?: WorkflowExecutionStatus[] | null;
+  from?: S['Time'] | null;
+  to?: S['Time'] | null;
+}
+
+export interface DurationStatsOutput<S extends ScalarTypes = WireScalars> {
+  data: DurationStats<S>;
+}
+
 export const EntityActiveStatusValues = ['ACTIVE', 'DELETED'] as const;
 export type EntityActiveStatus = (typeof EntityActiveStatusValues)[number];
+
+export interface ErrorGroup<S extends ScalarTypes = WireScalars> {
+  fingerprint: string;
+  pattern: string;
+  sampleMessage: string;
+  occurrences: number;
+  executionCount: number;
+  workflowCount: number;
+  capabilityIDs: string[];
+  firstSeenAt: S['Time'];
+  lastSeenAt: S['Time'];
+  activity: ErrorGroupBucket<S>[];
+}
+
+export interface ErrorGroupBucket<S extends ScalarTypes = WireScalars> {
+  from: S['Time'];
+  to: S['Time'];
+  occurrences: number;
+}
+
+export interface ErrorGroupsInput<S extends ScalarTypes = WireScalars> {
+  workflowUUID?: string | null;
+  capabilityID?: string | null;
+  from?: S['Time'] | null;
+  to?: S['Time'] | null;
+  page?: Page<S> | null;
+}
+
+export interface ErrorGroupsOutput<S extends ScalarTypes = WireScalars> {
+  data: ErrorGroup<S>[];
+  count: number;
+}
 
 export interface ExecutionError<S extends ScalarTypes = WireScalars> {
   error: string;
   count: number;
+}
+
+export interface ExecutionLogMatch<S extends ScalarTypes = WireScalars> {
+  workflowExecutionUUID: string;
+  workflowUUID: string;
+  workflowName: string;
+  nodeID: string;
+  timestamp: S['Time'];
+  message: string;
 }
 
 export const MemberStatusValues = ['INVITED', 'JOINED', 'REMOVED'] as const;
@@ -89,6 +181,21 @@ export type OrganizationRestrictionStatus = (typeof OrganizationRestrictionStatu
 export interface Page<S extends ScalarTypes = WireScalars> {
   number?: number | null;
   size?: number | null;
+}
+
+export interface SearchExecutionLogsInput<S extends ScalarTypes = WireScalars> {
+  query: string;
+  workflowUUID?: string | null;
+  nodeID?: string | null;
+  from?: S['Time'] | null;
+  to?: S['Time'] | null;
+  page?: Page<S> | null;
+}
+
+export interface SearchExecutionLogsOutput<S extends ScalarTypes = WireScalars> {
+  data: ExecutionLogMatch<S>[];
+  count: number;
+  countIsExact: boolean;
 }
 
 export const SortingOrderValues = ['ASC', 'DESC'] as const;
@@ -256,6 +363,7 @@ export interface WorkflowExecutionsInput<S extends ScalarTypes = WireScalars> {
   to?: S['Time'] | null;
   orderBy?: WorkflowExecutionOrderBy<S> | null;
   page?: Page<S> | null;
+  errorFingerprint?: string | null;
 }
 
 export interface WorkflowExecutionsOutput<S extends ScalarTypes = WireScalars> {
@@ -309,4 +417,8 @@ export interface QueryFields<S extends ScalarTypes = WireScalars> {
   workflowExecution: { args: { input: WorkflowExecutionInput<S> }; result: WorkflowExecutionOutput<S> };
   workflowExecutionLogs: { args: { input: WorkflowExecutionLogsInput<S> }; result: WorkflowExecutionLogsOutput<S> };
   workflowExecutionEvents: { args: { input: WorkflowExecutionEventsInput<S> }; result: WorkflowExecutionEventsOutput<S> };
+  errorGroups: { args: { input: ErrorGroupsInput<S> }; result: ErrorGroupsOutput<S> };
+  durationStats: { args: { input: DurationStatsInput<S> }; result: DurationStatsOutput<S> };
+  capabilityStats: { args: { input: CapabilityStatsInput<S> }; result: CapabilityStatsOutput<S> };
+  searchExecutionLogs: { args: { input: SearchExecutionLogsInput<S> }; result: SearchExecutionLogsOutput<S> };
 }

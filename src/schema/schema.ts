@@ -1,26 +1,15 @@
 import {
   buildASTSchema,
+  type DocumentNode,
   type GraphQLFieldResolver,
   type GraphQLSchema,
   isObjectType,
   isScalarType,
 } from 'graphql';
-import type { ModuleResolvers } from '../graphql/resolver-types.js';
-import { accountsResolvers } from '../modules/accounts/accounts.resolvers.js';
-import { activityResolvers } from '../modules/activity/activity.resolvers.js';
-import { deploymentsResolvers } from '../modules/deployments/deployments.resolvers.js';
-import { executionsResolvers } from '../modules/executions/executions.resolvers.js';
-import { workflowsResolvers } from '../modules/workflows/workflows.resolvers.js';
+import type { SchemaKind } from '../modules/api-module.js';
+import { modulesOf } from '../modules/index.js';
 import { scalars } from './scalars.js';
 import { publicSdlDocument } from './sdl.js';
-
-const MODULES: readonly ModuleResolvers[] = [
-  accountsResolvers,
-  workflowsResolvers,
-  activityResolvers,
-  deploymentsResolvers,
-  executionsResolvers,
-];
 
 /** Any module's resolvers, whatever their context: type name -> field name -> resolver. */
 type ResolverMap = Readonly<Record<string, Readonly<Record<string, unknown>> | undefined>>;
@@ -30,8 +19,8 @@ type ResolverMap = Readonly<Record<string, Readonly<Record<string, unknown>> | u
  * resolver names a type or field the SDL does not have, so the two cannot drift apart.
  */
 export function buildExecutableSchema(
-  document = publicSdlDocument(),
-  modules: readonly ResolverMap[] = MODULES,
+  document: DocumentNode,
+  modules: readonly ResolverMap[],
   scalarTypes = scalars,
 ): GraphQLSchema {
   const schema = buildASTSchema(document);
@@ -58,4 +47,9 @@ export function buildExecutableSchema(
   return schema;
 }
 
-export const buildPublicSchema = () => buildExecutableSchema();
+/** The public schema of a kind: hosted (contract section 1 exactly) or extended (with section 5). */
+export const buildPublicSchema = (kind: SchemaKind = 'extended') =>
+  buildExecutableSchema(
+    publicSdlDocument(kind),
+    modulesOf(kind).map((module) => module.resolvers),
+  );

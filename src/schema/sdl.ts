@@ -1,33 +1,27 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { type DocumentNode, parse } from 'graphql';
+import { accountsModule } from '../modules/accounts/index.js';
+import type { SchemaKind } from '../modules/api-module.js';
+import { modulesOf } from '../modules/index.js';
 
-/** Type definitions both schemas use: the scalars, and organizations and their accounts. */
-const SHARED_SDL_PARTS = ['schema/scalars.graphql', 'modules/accounts/accounts.graphql'] as const;
+const SCALARS = new URL('./scalars.graphql', import.meta.url);
+const BASE = new URL('./base.graphql', import.meta.url);
+/** The operator schema's own part (contract section 2). */
+export const ADMIN_SDL = new URL('../admin/admin.graphql', import.meta.url);
 
-/** The public schema, one part per domain module; together they are the contract's section 1. */
-const SDL_PARTS = [
-  ...SHARED_SDL_PARTS,
-  'schema/base.graphql',
-  'modules/workflows/workflows.graphql',
-  'modules/activity/activity.graphql',
-  'modules/deployments/deployments.graphql',
-  'modules/executions/executions.graphql',
-] as const;
-
-const SRC_ROOT = new URL('../', import.meta.url);
-
-export function readSdl(parts: readonly string[] = SDL_PARTS): string {
-  return parts.map((part) => readFileSync(fileURLToPath(new URL(part, SRC_ROOT)), 'utf8')).join('\n');
+export function readSdl(parts: readonly URL[]): string {
+  return parts.map((part) => readFileSync(part, 'utf8')).join('\n');
 }
 
-export function publicSdlDocument(): DocumentNode {
-  return parse(readSdl());
+/**
+ * The public schema: the scalars, the root types, then one part per module. The hosted kind is
+ * the contract's section 1 exactly; the extended kind (the default) adds section 5.
+ */
+export function publicSdlDocument(kind: SchemaKind = 'extended'): DocumentNode {
+  return parse(readSdl([SCALARS, BASE, ...modulesOf(kind).map((module) => module.sdl)]));
 }
 
-/** The operator schema (contract section 2): the shared definitions plus its own root types. */
-export const ADMIN_SDL_PART = 'admin/admin.graphql';
-
+/** The operator schema: the scalars and account types it shares, plus its own root types. */
 export function adminSdlDocument(): DocumentNode {
-  return parse(readSdl([...SHARED_SDL_PARTS, ADMIN_SDL_PART]));
+  return parse(readSdl([SCALARS, accountsModule.sdl, ADMIN_SDL]));
 }

@@ -4,11 +4,13 @@
  * receive Poisson arrivals drawn slot by slot, modulated by a daily rhythm (HTTP traffic peaks
  * in the European-American afternoon and drops at weekends; chain activity varies less), with
  * occasional bursts in which many requests or logs land within seconds. Log triggers fire just
- * after the block that holds the log. No execution starts while the workflow is not running.
+ * after the block that holds the log. No execution starts while the workflow is not running,
+ * and only the arrivals the world's quota keeps start at all (see quota.ts).
  */
 import { DAY, HOUR } from '../modules/shared/time.js';
 import { isRunning } from './deployments.js';
 import { mixKeys, randomFor } from './prng.js';
+import { keeps } from './quota.js';
 import { type SimWorkflow, STREAM, type World } from './world.js';
 
 /** One execution to be: its workflow, its key within the workflow's stream, and its start. */
@@ -54,7 +56,8 @@ export function* arrivals(
       const startedAt = tick + 20 + (mixKeys(world.seed, [STREAM.arrivals, workflow.index, slot]) % 880);
       if (startedAt < begin || tick < workflow.registeredAt || tick < world.start) continue;
       if (startedAt > until) return;
-      if (isRunning(world, workflow, tick)) yield { workflow, slot, index: 0, startedAt };
+      if (isRunning(world, workflow, tick) && keeps(world, workflow, slot, 0))
+        yield { workflow, slot, index: 0, startedAt };
     }
     return;
   }
@@ -65,7 +68,8 @@ export function* arrivals(
       const startedAt = times[index]!;
       if (startedAt < begin) continue;
       if (startedAt > until) return;
-      if (isRunning(world, workflow, startedAt)) yield { workflow, slot, index, startedAt };
+      if (isRunning(world, workflow, startedAt) && keeps(world, workflow, slot, index))
+        yield { workflow, slot, index, startedAt };
     }
   }
 }

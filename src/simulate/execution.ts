@@ -84,7 +84,8 @@ export function buildExecution(world: World, arrival: Arrival, detail: Detail): 
         organizationId,
         workflowExecutionUUID: uuid,
         capabilityID: capability.id,
-        status: failing ? 'FAILURE' : 'SUCCESS',
+        // The hosted platform's statuses of a capability call.
+        status: failing ? 'FAILED' : 'COMPLETED',
         method: capability.method,
         startedAt: new Date(begin),
         finishedAt: new Date(end),

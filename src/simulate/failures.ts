@@ -33,16 +33,16 @@ export const FAILURES: readonly Failure[] = [
     stage: 'evmRead',
     classified: 'SYSTEM_ERROR',
     timeoutMs: 10_000,
-    message: (_r, c) =>
-      `rpc error: context deadline exceeded (chain ${c.chain.name}, selector ${c.chain.selector})`,
+    message: (r, c) =>
+      `rpc error: context deadline exceeded after ${(10 + r.next() / 10).toFixed(3)}s (chain ${c.chain.name}, selector ${c.chain.selector})`,
   },
   {
     key: 'rpc-timeout-write',
     stage: 'evmWrite',
     classified: 'SYSTEM_ERROR',
     timeoutMs: 30_000,
-    message: (_r, c) =>
-      `rpc error: context deadline exceeded while waiting for transaction receipt on ${c.chain.name}`,
+    message: (r, c) =>
+      `rpc error: context deadline exceeded while waiting for receipt of tx 0x${r.hex(64)} on ${c.chain.name}`,
   },
   {
     key: 'underpriced',
@@ -56,7 +56,7 @@ export const FAILURES: readonly Failure[] = [
     stage: 'evmWrite',
     classified: 'SYSTEM_ERROR',
     message: (r, c) =>
-      `insufficient funds for gas * price + value: forwarder balance ${r.between(0.0001, 0.004).toFixed(5)} ${c.chain.nativeToken}`,
+      `insufficient funds for gas * price + value: forwarder 0x${r.hex(40)} balance ${r.between(0.0001, 0.004).toFixed(5)} ${c.chain.nativeToken}`,
   },
   {
     key: 'nonce',
@@ -79,14 +79,14 @@ export const FAILURES: readonly Failure[] = [
     stage: 'compute',
     classified: 'SYSTEM_ERROR',
     timeoutMs: 15_000,
-    message: () => 'DON quorum unavailable: 2 of 4 nodes responded before the deadline',
+    message: (r) => `DON quorum unavailable: ${r.intBetween(1, 2)} of 4 nodes responded before the deadline`,
   },
   {
     key: 'http-capability-timeout',
     stage: 'http',
     classified: 'SYSTEM_ERROR',
     timeoutMs: 10_000,
-    message: (_r, c) => `capability http-actions@1.0.0: request to ${c.host} timed out after 10s`,
+    message: (r, c) => `capability http-actions@1.0.0: request ${r.uuid()} to ${c.host} timed out after 10s`,
   },
   {
     key: 'panic-index',
@@ -101,14 +101,15 @@ export const FAILURES: readonly Failure[] = [
     key: 'panic-json',
     stage: 'compute',
     classified: 'USER_ERROR',
-    message: () =>
-      'panic: json: cannot unmarshal string into Go struct field Response.data.price of type float64',
+    message: (r) =>
+      `panic: json: cannot unmarshal string "${r.pick(['n/a', 'null', 'NaN', ''])}" into Go struct field Response.data.price of type float64 (offset ${r.intBetween(40, 900)})`,
   },
   {
     key: 'memory',
     stage: 'compute',
     classified: 'USER_ERROR',
-    message: () => 'workflow exceeded its memory limit of 128 MiB',
+    message: (r) =>
+      `workflow exceeded its memory limit of 128 MiB (${(128 + r.next() * 8).toFixed(1)} MiB in use)`,
   },
   {
     key: 'upstream-status',
@@ -128,13 +129,15 @@ export const FAILURES: readonly Failure[] = [
     key: 'revert-read',
     stage: 'evmRead',
     classified: 'USER_ERROR',
-    message: (_r, c) => `execution reverted: call to ${c.contract} reverted without a reason`,
+    message: (r, c) =>
+      `execution reverted: call to ${c.contract} reverted without a reason at block ${r.intBetween(20_000_000, 24_000_000)}`,
   },
   {
     key: 'bad-payload',
     stage: 'trigger',
     classified: 'USER_ERROR',
-    message: () => 'http trigger: invalid payload: signature does not match any authorized key',
+    message: (r) =>
+      `http trigger: invalid payload: signature 0x${r.hex(130)} does not match any authorized key`,
   },
 ];
 

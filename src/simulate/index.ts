@@ -1,5 +1,6 @@
 /** The platform simulator's public surface: build a world from a plan, then read its records. */
 export type { Arrival } from './arrivals.js';
+export { createWorld } from './create-world.js';
 export { deploymentTimeline, isRunning, type TimedRecords } from './deployments.js';
 export { buildExecution, DETAILS, type Detail, MAX_EXECUTION_MS } from './execution.js';
 export { type Incident, incidentAt, incidentsOnDay } from './incidents.js';
@@ -13,7 +14,6 @@ export {
   type WindowOptions,
 } from './stream.js';
 export {
-  createWorld,
   organizationProfile,
   type SimulationPlan,
   type SimWorkflow,

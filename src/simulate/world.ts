@@ -1,8 +1,9 @@
 /**
  * The simulated world: one organization's owners, nodes and workflow catalogue, each workflow
  * with its trigger (a cron schedule, or an arrival rate of HTTP calls or on-chain logs), chain,
- * failure rate and TEE share. A plan always gives the same world. Arrival rates are calibrated
- * so that the expected number of executions in [start, start + days) is the plan's `executions`.
+ * failure rate and TEE share. A plan always gives the same world. `draftWorld` calibrates arrival
+ * rates to a little more than the plan's executions; create-world.ts then fixes which arrivals
+ * run (`quota`), so that exactly `executions` start in [start, start + days].
  */
 import { DAY, MINUTE } from '../modules/shared/time.js';
 import { FAILURES, type Failure } from './failures.js';
@@ -26,8 +27,33 @@ export interface SimulationPlan {
   /** The instant executions begin (ms since the epoch); most workflows are registered earlier. */
   readonly start: number;
   readonly days: number;
-  /** Expected executions in [start, start + days); they keep coming after that at the same rates. */
+  /** Executions that start in [start, start + days]; they keep coming after that at the same rates. */
   readonly executions: number;
+}
+
+/** An arrival's place in the order that decides which arrivals run: its hash, then its identity. */
+export interface ArrivalKey {
+  readonly hash: number;
+  readonly workflow: number;
+  readonly slot: number;
+  readonly index: number;
+}
+
+/** Which arrivals of a kind run: all, none, or those whose key is at most the bound. */
+export type KeepBound = 'all' | 'none' | ArrivalKey;
+
+/** Cron ticks and event-driven arrivals are kept apart, so that crons lose ticks only when they must. */
+export interface ExecutionQuota {
+  readonly cron: KeepBound;
+  readonly event: KeepBound;
+}
+
+/** How generously a draft is calibrated; create-world.ts raises these until the plan fits. */
+export interface DraftTuning {
+  /** Event-driven arrivals expected, as a multiple of what the plan leaves them. */
+  readonly eventHeadroom: number;
+  /** Steps towards faster schedules for cron workflows (when nothing else can run). */
+  readonly cronSpeedup: number;
 }
 
 /** Independent random streams of a world, one per kind of thing it invents. */
@@ -38,6 +64,7 @@ export const STREAM = {
   incidents: 4,
   arrivals: 5,
   execution: 6,
+  quota: 7,
 } as const;
 
 export type Trigger =
@@ -86,13 +113,24 @@ export interface World {
   readonly nodes: readonly string[];
   readonly chains: readonly Chain[];
   readonly workflows: readonly SimWorkflow[];
+  /** Which arrivals run (see create-world.ts); a draft keeps all of them. */
+  readonly quota: ExecutionQuota;
+  /**
+   * Executions that start in [start, end]: the plan's `executions`, unless every workflow is
+   * cron-triggered and even their fastest schedules tick fewer times.
+   */
+  readonly executionCount: number;
 }
 
 const SLOT_WIDTHS = [MINUTE, 5 * MINUTE, 15 * MINUTE, 60 * MINUTE, 360 * MINUTE, DAY];
 /** Expected arrivals per slot the slot width is chosen for: small slots for busy workflows. */
 const ARRIVALS_PER_SLOT = 3;
 
-export function createWorld(plan: SimulationPlan): World {
+/**
+ * The world of a plan with every arrival kept; `executionCount` is unknown (NaN) until
+ * create-world.ts has counted them.
+ */
+export function draftWorld(plan: SimulationPlan, tuning: DraftTuning): World {
   if (!Number.isInteger(plan.workflows) || plan.workflows < 1) throw new RangeError('workflows must be >= 1');
   if (!(plan.days > 0)) throw new RangeError('days must be > 0');
   if (!(plan.executions >= 0)) throw new RangeError('executions must be >= 0');
@@ -150,10 +188,23 @@ export function createWorld(plan: SimulationPlan): World {
       weight: template.weight * r.logNormal(1, 0.8),
     };
   });
-  const triggers = calibrate(drafts, plan, start, end);
+  const triggers = calibrate(drafts, plan, start, end, tuning);
   const workflows = drafts.map(({ weight: _weight, ...draft }, i) => ({ ...draft, trigger: triggers[i]! }));
   const chains = [...new Set(workflows.map((w) => w.chain))];
-  return { plan, seed, start, end, organization, owners, nodes, chains, workflows };
+  const quota: ExecutionQuota = { cron: 'all', event: 'all' };
+  return {
+    plan,
+    seed,
+    start,
+    end,
+    organization,
+    owners,
+    nodes,
+    chains,
+    workflows,
+    quota,
+    executionCount: NaN,
+  };
 }
 
 /**
@@ -170,14 +221,16 @@ export function organizationProfile(seedText: string): {
 }
 
 /**
- * Gives cron workflows the schedule nearest their share of the daily budget, then spreads what
- * the cron ticks leave of `executions` over the event-driven workflows by weight and active time.
+ * Gives cron workflows the schedule nearest their share of the daily budget (`cronSpeedup` steps
+ * faster), then spreads what the cron ticks leave of `executions`, with headroom, over the
+ * event-driven workflows by weight and active time.
  */
 function calibrate(
   drafts: readonly { template: Template; weight: number; registeredAt: number }[],
   plan: SimulationPlan,
   start: number,
   end: number,
+  tuning: DraftTuning,
 ): Trigger[] {
   const totalWeight = drafts.reduce((sum, d) => sum + d.weight, 0);
   const perDay = plan.executions / plan.days;
@@ -186,7 +239,7 @@ function calibrate(
   const schedules = drafts.map((d) => {
     if (d.template.trigger !== 'cron') return undefined;
     const targetMs = DAY / Math.max((perDay * d.weight) / totalWeight, 1e-9);
-    const schedule = nearestSchedule(targetMs);
+    const schedule = fasterSchedule(nearestSchedule(targetMs), tuning.cronSpeedup);
     const from = Math.max(start, d.registeredAt);
     cronExecutions += Math.max(
       0,
@@ -194,7 +247,9 @@ function calibrate(
     );
     return schedule;
   });
-  const remaining = Math.max(plan.executions - cronExecutions, plan.executions * 0.02);
+  const share = Math.max(plan.executions - cronExecutions, plan.executions * 0.02);
+  // A little more than their share, so that the quota can pick exactly as many as they need.
+  const remaining = (share * 1.1 + 3 * Math.sqrt(share) + 3) * tuning.eventHeadroom;
   const eventExposure = drafts.reduce(
     (sum, d) => (d.template.trigger === 'cron' ? sum : sum + d.weight * activeMs(d)),
     0,
@@ -215,6 +270,11 @@ function nearestSchedule(targetMs: number): CronSchedule {
       best = schedule;
   }
   return best;
+}
+
+/** The schedule `steps` places faster in the list (which runs from every minute to daily). */
+function fasterSchedule(schedule: CronSchedule, steps: number): CronSchedule {
+  return CRON_SCHEDULES[Math.max(0, CRON_SCHEDULES.indexOf(schedule) - steps)]!;
 }
 
 function uniqueSubject(r: Random, template: Template, taken: ReadonlySet<string>): string {

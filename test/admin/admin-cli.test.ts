@@ -136,6 +136,60 @@ describe('wfapi orgs / members / keys', () => {
     assert.equal(forbidden.body.errors[0].extensions.code, 'FORBIDDEN');
   });
 
+  it('lists organizations and the members of one, as tables and as JSON, so that ids can be found', async () => {
+    const empty = await admin(['orgs', 'list']);
+    assert.equal(empty.code, 0, empty.stderr);
+    assert.match(empty.stdout, /No organizations yet/);
+    const org = json(await admin(['orgs', 'create', '--name', 'Listed Org', '--json']));
+    const member = json(
+      await admin([
+        'members',
+        'create',
+        '--org',
+        org.organizationId,
+        '--email',
+        'l@o.example',
+        '--name',
+        'Lee',
+        '--json',
+      ]),
+    );
+    const orgs = await admin(['orgs', 'list']);
+    assert.equal(orgs.code, 0, orgs.stderr);
+    const [orgHeader, orgRow, ...moreOrgs] = orgs.stdout.trimEnd().split('\n');
+    assert.match(orgHeader!, /^ORGANIZATION ID\s+NAME\s+STATUS\s+RESTRICTION\s+TENANT\s+CREATED$/);
+    assert.match(
+      orgRow!,
+      new RegExp(`^${org.organizationId}\\s+Listed Org\\s+ACTIVE\\s+FULL_ACCESS\\s+\\d+\\s+\\d{4}-`),
+    );
+    assert.deepEqual(moreOrgs, []);
+    assert.deepEqual(
+      json(await admin(['orgs', 'list', '--json'])).map((o: { organizationId: string }) => o.organizationId),
+      [org.organizationId],
+    );
+
+    const members = await admin(['members', 'list', '--org', org.organizationId]);
+    assert.equal(members.code, 0, members.stderr);
+    const [memberHeader, memberRow, ...moreMembers] = members.stdout.trimEnd().split('\n');
+    assert.match(memberHeader!, /^MEMBER ID\s+NAME\s+EMAIL\s+ROLE\s+DEPLOY ACCESS\s+CREATED$/);
+    assert.match(
+      memberRow!,
+      new RegExp(`^${member.memberId}\\s+Lee\\s+l@o\\.example\\s+JOINED\\s+no \\(keys get 403\\)`),
+    );
+    assert.deepEqual(moreMembers, []);
+    const listed = json(await admin(['members', 'list', '--org', org.organizationId, '--json']));
+    assert.deepEqual(
+      listed.map((m: { memberId: string; deployAccess: boolean }) => [m.memberId, m.deployAccess]),
+      [[member.memberId, false]],
+    );
+    const unknown = await admin(['members', 'list', '--org', '00000000-0000-4000-8000-000000000000']);
+    assert.equal(unknown.code, 4);
+    assert.equal(unknown.stderr, 'wfapi: organization not found\n');
+    const missing = await admin(['members', 'list']);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /--org <organizationId>/);
+  });
+
   it('fails in one line with the exit code of the failure, never a stack trace', async () => {
     const port = await closedPort();
     const unknownId = '00000000-0000-4000-8000-000000000000';

@@ -19,9 +19,13 @@ function signatures(type: GraphQLObjectType | null | undefined): Record<string, 
 }
 
 describe('the admin schema', () => {
-  it('has exactly the root fields of the contract, plus setOrganizationStatus', () => {
+  it('has exactly the root fields of the contract, plus setOrganizationStatus and the organization and member lists', () => {
     const schema = buildAdminSchema();
-    assert.deepEqual(signatures(schema.getQueryType()), { apiKeys: '(input: ApiKeysInput!): [ApiKey!]!' });
+    assert.deepEqual(signatures(schema.getQueryType()), {
+      apiKeys: '(input: ApiKeysInput!): [ApiKey!]!',
+      organizations: '(): [Organization!]!',
+      members: '(input: MembersInput!): [Member!]!',
+    });
     assert.deepEqual(signatures(schema.getMutationType()), {
       createOrganization: '(input: CreateOrganizationInput!): Organization!',
       createMember: '(input: CreateMemberInput!): OrganizationAccount!',

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, chromium } from 'playwright-core';
-import { createTenant } from '../harness/fixtures.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { createTenant, execution, ingest, type Tenant, workflow } from '../harness/fixtures.js';
 import { useServer } from '../harness/suite.js';
 
 /** Debian's Chromium; CI installs it with `apt-get install -y chromium`. Playwright never downloads one. */
@@ -11,6 +12,15 @@ const CHROMIUM = '/usr/bin/chromium';
 /** Reads or writes the CodeMirror 5 editor inside `selector` (GraphiQL 3's editors). */
 const EDITOR = (selector: string) =>
   `document.querySelector(${JSON.stringify(`${selector} .CodeMirror`)})?.CodeMirror`;
+const QUERY_EDITOR = EDITOR('.graphiql-query-editor');
+const HEADERS_EDITOR = EDITOR('.graphiql-editor-tool .graphiql-editor:not(.hidden)');
+const RESPONSE = EDITOR('.graphiql-response');
+
+interface Sent {
+  readonly body: string;
+  readonly authorization: string | undefined;
+  status?: number;
+}
 
 describe('GraphiQL in a real browser', () => {
   const ctx = useServer();
@@ -27,50 +37,138 @@ describe('GraphiQL in a real browser', () => {
     await browser?.close();
   });
 
-  it('runs a query with a real API key and shows the organization in the result pane, loading nothing from elsewhere', async (t) => {
-    const tenant = await createTenant(ctx.db, 'Browser Org');
-    const page = await browser.newPage();
-    t.after(() => page.close());
+  /**
+   * Opens GraphiQL in a fresh browser context (no stored tabs or headers), recording every POST
+   * to /graphql and refusing any file from another origin.
+   */
+  async function open(t: { after(fn: () => Promise<void>): void }) {
+    const context = await browser.newContext();
+    t.after(() => context.close());
+    const page = await context.newPage();
     const origin = new URL(ctx.server.url).origin;
     const foreign: string[] = [];
+    const posts: Sent[] = [];
+    const pageErrors: string[] = [];
     await page.route('**/*', (route) => {
       const url = route.request().url();
       if (new URL(url).origin === origin) return route.continue();
       foreign.push(url);
       return route.abort();
     });
-    const pageErrors: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && new URL(request.url()).pathname === '/graphql') {
+        posts.push({ body: request.postData() ?? '', authorization: request.headers().authorization });
+      }
+    });
+    page.on('response', (response) => {
+      const sent = posts.find((p) => p.status === undefined && response.request().postData() === p.body);
+      if (sent && response.request().method() === 'POST') sent.status = response.status();
+    });
     page.on('pageerror', (error) => pageErrors.push(error.message));
-
     const response = await page.goto(`${ctx.server.url}/graphql`);
     assert.equal(response?.status(), 200);
-    await page.waitForFunction(`!!${EDITOR('.graphiql-query-editor')}`, undefined, { timeout: 30_000 });
-    await page.waitForFunction(`!!${EDITOR('.graphiql-editor-tool .graphiql-editor:not(.hidden)')}`);
+    await page.waitForFunction(`!!${QUERY_EDITOR}`, undefined, { timeout: 30_000 });
+    await page.waitForFunction(`!!${HEADERS_EDITOR}`);
+    return { page, posts, foreign, pageErrors };
+  }
 
-    const prefilled = (await page.evaluate(
-      `${EDITOR('.graphiql-editor-tool .graphiql-editor:not(.hidden)')}.getValue()`,
-    )) as string;
-    assert.deepEqual(JSON.parse(prefilled), { Authorization: 'Apikey <your key>' });
+  const setHeaders = (page: Page, headers: Record<string, string>) =>
+    page.evaluate(`${HEADERS_EDITOR}.setValue(${JSON.stringify(JSON.stringify(headers))})`);
 
-    const headers = JSON.stringify({ Authorization: `Apikey ${tenant.key}` });
-    await page.evaluate(
-      `${EDITOR('.graphiql-editor-tool .graphiql-editor:not(.hidden)')}.setValue(${JSON.stringify(headers)})`,
-    );
-    await page.evaluate(
-      `${EDITOR('.graphiql-query-editor')}.setValue("{ getOrganization { displayName } }")`,
-    );
+  async function run(page: Page): Promise<{ data?: unknown; extensions?: { dataAsOf?: string } }> {
+    await page.evaluate(`${RESPONSE}.setValue('')`);
     await page.click('.graphiql-execute-button');
+    await page.waitForFunction(`(${RESPONSE}?.getValue() ?? '').trim().startsWith('{')`, undefined, {
+      timeout: 15_000,
+    });
+    return JSON.parse((await page.evaluate(`${RESPONSE}.getValue()`)) as string);
+  }
 
-    await page.waitForFunction(
-      `(${EDITOR('.graphiql-response')}?.getValue() ?? '').includes('displayName')`,
-      undefined,
-      {
-        timeout: 15_000,
-      },
-    );
-    const result = JSON.parse((await page.evaluate(`${EDITOR('.graphiql-response')}.getValue()`)) as string);
-    assert.deepEqual(result, { data: { getOrganization: { displayName: 'Browser Org' } } });
+  async function seeded(): Promise<Tenant> {
+    const tenant = await createTenant(ctx.db, 'Browser Org');
+    const wf = workflow(tenant.organizationId, { name: 'browser-flow' });
+    await ingest(ctx.db, [wf, execution(tenant.organizationId, wf.uuid as string, { status: 'FAILURE' })]);
+    return tenant;
+  }
+
+  it('opens on an example query and the key template, and sends nothing before a key is there', async (t) => {
+    const { page, posts, foreign, pageErrors } = await open(t);
+    const prefilled = (await page.evaluate(`${HEADERS_EDITOR}.getValue()`)) as string;
+    assert.deepEqual(JSON.parse(prefilled), { Authorization: 'Apikey <your key>' });
+    const example = (await page.evaluate(`${QUERY_EDITOR}.getValue()`)) as string;
+    assert.match(example, /query Overview \{[\s\S]*workflows\(input: \{ page: \{ size: 5 \} \}\)/);
+    await sleep(1500);
+    // Running the example without a key is answered by the page itself.
+    const answer = (await run(page)) as { errors: Array<{ message: string }> };
+    assert.match(answer.errors[0]!.message, /Nothing was sent: the Headers tab needs your API key/);
+    await sleep(500);
+    assert.deepEqual(posts, [], 'no request to /graphql without a key: no failed authentication is charged');
     assert.deepEqual(foreign, [], 'the page requested files from another origin');
     assert.deepEqual(pageErrors, []);
+  });
+
+  it('fetches the schema once a key is set, once, and runs the example query as it is', async (t) => {
+    const tenant = await seeded();
+    const { page, posts, pageErrors } = await open(t);
+    await setHeaders(page, { Authorization: `Apikey ${tenant.key}` });
+    const deadline = Date.now() + 15_000;
+    while (!posts.some((p) => p.body.includes('IntrospectionQuery') && p.status !== undefined)) {
+      assert.ok(Date.now() < deadline, `no schema fetch after the key was set: ${JSON.stringify(posts)}`);
+      await sleep(100);
+    }
+    const introspections = posts.filter((p) => p.body.includes('IntrospectionQuery'));
+    assert.equal(introspections.length, 1);
+    assert.equal(introspections[0]!.authorization, `Apikey ${tenant.key}`);
+    assert.equal(introspections[0]!.status, 200);
+    // With the schema, the docs explorer lists the queries.
+    await page.click('[aria-label="Show Documentation Explorer"]');
+    await page.waitForSelector('.graphiql-doc-explorer >> text=workflowExecutions', { timeout: 15_000 });
+
+    const result = await run(page);
+    assert.match(result.extensions?.dataAsOf ?? '', /^\d{4}-\d{2}-\d{2}T/, 'the answer says how fresh it is');
+    assert.deepEqual(
+      { data: result.data },
+      {
+        data: {
+          getOrganization: { displayName: 'Browser Org' },
+          workflows: {
+            count: 1,
+            data: [
+              {
+                name: 'browser-flow',
+                status: 'ACTIVE',
+                executedAt: '2026-01-02T00:00:00Z',
+                executionCountByStatus: { success: 0, failure: 1 },
+              },
+            ],
+          },
+        },
+      },
+    );
+    assert.deepEqual(pageErrors, []);
+  });
+
+  it('fetches the schema at once on a later visit with the key kept from the first, and again for a new key', async (t) => {
+    const tenant = await seeded();
+    const other = await createTenant(ctx.db, 'Other Org');
+    const { page, posts } = await open(t);
+    await setHeaders(page, { Authorization: `Apikey ${tenant.key}` });
+    // GraphiQL keeps the headers (shouldPersistHeaders) after a short pause.
+    await sleep(1000);
+    const before = posts.length;
+    await page.reload();
+    await page.waitForFunction(`!!${QUERY_EDITOR}`, undefined, { timeout: 30_000 });
+    const deadline = Date.now() + 15_000;
+    while (!posts.slice(before).some((p) => p.body.includes('IntrospectionQuery'))) {
+      assert.ok(Date.now() < deadline, 'no schema fetch on reload with a kept key');
+      await sleep(100);
+    }
+    await setHeaders(page, { Authorization: `Apikey ${other.key}` });
+    while (
+      !posts.some((p) => p.body.includes('IntrospectionQuery') && p.authorization === `Apikey ${other.key}`)
+    ) {
+      assert.ok(Date.now() < deadline + 15_000, 'no schema fetch for the new key');
+      await sleep(100);
+    }
   });
 });

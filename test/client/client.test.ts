@@ -17,6 +17,30 @@ describe('the SDK against a real server', () => {
   const ctx = useServer();
   const clientFor = (apiKey: string) => new Client({ url: ctx.server.url, apiKey, retries: 0 });
 
+  it('sends any document with request(): aliases and several root fields in one answer', async () => {
+    const t = await createTenant(ctx.db);
+    const data = await seedDataset(ctx.db, t.organizationId, { executions: 6 });
+    const [a, b] = data.workflows.map((w) => w.uuid as string);
+    const answer = await clientFor(t.key).request<{
+      first: { data: { uuid: string } };
+      second: { data: { uuid: string } };
+      getOrganization: { organizationId: string };
+    }>(
+      `query($a: String!, $b: String!, $from: Time!) {
+        first: workflow(input: {uuid: $a, from: $from}) { data { uuid } }
+        second: workflow(input: {uuid: $b, from: $from}) { data { uuid } }
+        getOrganization { organizationId }
+      }`,
+      { a, b, from: '2026-01-01T00:00:00Z' },
+    );
+    assert.deepEqual(answer, {
+      first: { data: { uuid: a } },
+      second: { data: { uuid: b } },
+      getOrganization: { organizationId: t.organizationId },
+    });
+    await assert.rejects(clientFor(t.key).request('{ nope }'), ValidationError);
+  });
+
   it('answers each query with the whole result, typed and exactly as sent', async () => {
     const t = await createTenant(ctx.db);
     const data = await seedDataset(ctx.db, t.organizationId, { executions: 12, detailed: 4 });

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { CopyValue } from '../../src/db/copy-text.js';
-import { type Columns, copyFresh } from '../../src/ingest/copy-fresh.store.js';
+import type { Columns } from '../../src/db/unnest-insert.js';
+import { copyFresh } from '../../src/ingest/copy-fresh.store.js';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../harness/database.js';
 
 const COLUMNS: Columns = [

@@ -24,8 +24,8 @@ function withDatabase(url: string, name: string): string {
   return parsed.toString();
 }
 
-/** A fresh, migrated database of its own for one test file. */
-export async function openTestDatabase(): Promise<TestDatabase> {
+/** A fresh database of its own for one test file, migrated unless `migrate` is false. */
+export async function openTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
   let db: Database;
   let url: string | undefined;
   let drop = async () => {};
@@ -46,7 +46,7 @@ export async function openTestDatabase(): Promise<TestDatabase> {
   } else {
     db = await openPglite('memory://');
   }
-  await migrate(db);
+  if (options.migrate !== false) await migrate(db);
   return {
     db,
     url,

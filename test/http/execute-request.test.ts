@@ -15,7 +15,14 @@ describe('the shared GraphQL-over-HTTP executor', () => {
   let url: string;
   before(async () => {
     const schema = buildSchema('type Query { ping: Int } type Mutation { touch: Int }');
-    const documents = new DocumentCache(schema, { maxDepth: 10, maxAliases: 10, maxTokens: 1000 });
+    const documents = new DocumentCache(schema, {
+      maxDepth: 10,
+      maxFields: 2000,
+      maxSpreads: 500,
+      maxMergeWork: 20_000,
+      maxAliases: 10,
+      maxTokens: 1000,
+    });
     const endpoint = {
       documents,
       operations: ['query', 'mutation'] as const,

@@ -69,11 +69,11 @@ describe('wfapi ingest', () => {
     assert.equal(await count(), 2);
   });
 
-  it('exits 1 with a one-line reason when the server refuses the token, and 2 without a token', async () => {
+  it('exits 3 with a one-line reason when the server refuses the token, and 2 without a token', async () => {
     const refused = await wfapi(['ingest', '-', '--url', ctx.server.url, '--token', 'wrong'], {
       stdin: '{}\n',
     });
-    assert.equal(refused.code, 1);
+    assert.equal(refused.code, 3, 'the exit code of a refused key or token');
     assert.match(
       refused.stderr,
       /^wfapi: the server refused the upload: 401 Invalid or missing ingest token/,

@@ -6,8 +6,9 @@ import { openTestDatabase, TEST_DB } from '../harness/database.js';
 import { createTenant, execution, workflow } from '../harness/fixtures.js';
 import { startServer } from '../harness/server.js';
 import { useServer } from '../harness/suite.js';
-import { buildDataset, clearPlatformData, readEverything, rollupDrift, seeded } from './dataset.js';
+import { buildDataset, clearPlatformData, readEverything, seeded } from './dataset.js';
 import { INGEST_TOKEN, postIngest } from './http.js';
+import { rollupDrift } from './rollup-drift.js';
 
 describe('concurrent ingestion', () => {
   // A pool of 4 leaves 2 connections to batch writes; the harness pool itself has 5.
@@ -110,8 +111,8 @@ describe('concurrent ingestion', () => {
     );
     assert.deepEqual(rows, [{ organization_id: b.organizationId, id: 'globex' }]);
     const [counted] = await ctx.db.query<{ n: number }>(
-      `select (select count(*) from workflow_rollups where organization_id = $1 and execution_count <> 0)::int
-              + (select count(*) from execution_rollups where organization_id = $1 and execution_count <> 0)::int as n`,
+      `select (select count(*) from execution_rollups where organization_id = $1 and execution_count <> 0)::int
+              + (select count(*) from duration_rollups where organization_id = $1 and item_count <> 0)::int as n`,
       [a.organizationId],
     );
     assert.equal(counted!.n, 0);

@@ -4,8 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { uploadNdjson } from '../../src/ingest/ingest-client.js';
 import { exited, freePort, serve, serverDatabase, stop } from './child-server.js';
-import { rollupDrift } from './dataset.js';
 import { INGEST_TOKEN } from './http.js';
+import { rollupDrift } from './rollup-drift.js';
 
 const EXECUTIONS = 15_000;
 const WORKFLOWS = 5;

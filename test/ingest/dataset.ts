@@ -3,9 +3,13 @@
  * however many duplicates, it must end in the same stored state. So every uuid record has one
  * version, except executions, which have an optional earlier non-terminal state (with an earlier
  * startedAt, in another rollup bucket) before their one final state; logs and events of an
- * execution have distinct timestamps (their order is then fully defined).
+ * execution have distinct timestamps (their order is then fully defined). Durations vary from a
+ * millisecond to minutes, calls succeed and fail by status and by errors, and error messages of
+ * one group differ in their numbers, so that the insight aggregates have something to tell apart.
  */
+
 import type { Database } from '../../src/db/database.js';
+import { errorGroupOf } from '../../src/rollups/fingerprint.js';
 import type { TestServer } from '../harness/server.js';
 
 type Raw = Record<string, unknown>;
@@ -83,6 +87,7 @@ export function buildDataset(organizationId: string, shape: DatasetShape, seed =
       dataset.executions.push(uuid);
       const startedAt = T0 + Math.floor(random() * 180) * MINUTE + w * 7_000 + e * 1000;
       const final = pick(['SUCCESS', 'FAILURE', 'SUCCESS', 'IN_PROGRESS']);
+      const duration = Math.round(Math.exp(random() * 12));
       const base = { type: 'execution', organizationId, uuid, id: `0x${uuid.slice(0, 8)}`, workflowUUID };
       if (final !== 'IN_PROGRESS' && random() < 0.7) {
         // An earlier, non-terminal state of the same execution, started in an earlier bucket.
@@ -95,11 +100,21 @@ export function buildDataset(organizationId: string, shape: DatasetShape, seed =
         ...(final === 'IN_PROGRESS'
           ? {}
           : {
-              finishedAt: iso(startedAt + 30_000),
+              finishedAt: iso(startedAt + duration),
               classifiedStatus: final === 'SUCCESS' ? 'SUCCESS' : 'USER_ERROR',
               creditUsed: random() < 0.5 ? `${Math.floor(random() * 100)}.25` : Math.floor(random() * 10),
               executedInTee: random() < 0.4,
-              ...(final === 'FAILURE' ? { errors: [{ error: 'boom', count: 2 }] } : {}),
+              ...(final === 'FAILURE'
+                ? {
+                    errors: [
+                      {
+                        error: `out of gas: used ${Math.floor(random() * 1e6)} of ${w + 1}000000`,
+                        count: 1 + e,
+                      },
+                      ...(random() < 0.5 ? [{ error: `nonce too low at block ${e}`, count: 1 }] : []),
+                    ],
+                  }
+                : {}),
             }),
       });
       for (let l = 0; l < shape.logsPerExecution; l++) {
@@ -108,21 +123,35 @@ export function buildDataset(organizationId: string, shape: DatasetShape, seed =
           organizationId,
           workflowExecutionUUID: uuid,
           nodeID: `node-${l % 2}`,
-          message: `step ${l} of ${uuid.slice(0, 8)}`,
+          message:
+            l % 2
+              ? `Retrying RPC after ${l * 100} ms (${uuid.slice(0, 8)})`
+              : `step ${l} of ${uuid.slice(0, 8)}`,
           timestamp: iso(startedAt + l * 1000),
         });
       }
       for (let v = 0; v < shape.eventsPerExecution; v++) {
+        const status = pick(v === 0 ? ['SUCCESS', 'COMPLETED'] : ['FAILED', 'COMPLETED', 'TIMEOUT']);
+        const callDuration = Math.round(Math.exp(random() * 10));
+        // Later calls may fail with errors; those of a failed execution carry its group too.
+        const errors = [
+          ...(v > 0 && random() < 0.6
+            ? [{ error: `capability ${v} failed after ${callDuration} ms`, count: v }]
+            : []),
+          ...(v > 0 && final === 'FAILURE'
+            ? [{ error: `out of gas: used ${callDuration} of 1000`, count: 1 }]
+            : []),
+        ];
         records.push({
           type: 'event',
           organizationId,
           workflowExecutionUUID: uuid,
-          capabilityID: `cap-${v}@1.0.0`,
-          status: v === 0 ? 'SUCCESS' : 'FAILURE',
+          capabilityID: `cap-${v % 2}@1.0.0`,
+          status,
           method: 'run',
           startedAt: iso(startedAt + v * 1000),
-          finishedAt: iso(startedAt + v * 1000 + 500),
-          ...(v > 0 ? { errors: [{ error: 'capability failed', count: v }] } : {}),
+          ...(random() < 0.85 ? { finishedAt: iso(startedAt + v * 1000 + callDuration) } : {}),
+          ...(errors.length ? { errors } : {}),
         });
       }
     }
@@ -133,9 +162,21 @@ export function buildDataset(organizationId: string, shape: DatasetShape, seed =
 const WORKFLOW_FIELDS = `uuid name status executionCount executionCountByStatus { success failure } creditUsed
   executedAt hasTeeExecutions hasNonTeeExecutions registeredAt workflowId ownerAddress workflowSource`;
 
+/** The insight window (rollup buckets and raw edges) and an unaligned one (more raw edges). */
+const WINDOW = 'from: "2026-02-28T23:50:00Z", to: "2026-03-01T04:00:00Z"';
+const UNALIGNED = 'from: "2026-03-01T00:07:13.500Z", to: "2026-03-01T02:31:07Z"';
+const GROUP_FIELDS = `count data { fingerprint pattern sampleMessage occurrences executionCount workflowCount
+  capabilityIDs firstSeenAt lastSeenAt activity { from to occurrences } }`;
+const DURATION_FIELDS =
+  'data { count minMs maxMs meanMs p50Ms p90Ms p95Ms p99Ms histogram { fromMs toMs count } }';
+const CAPABILITY_FIELDS = 'count data { capabilityID calls failures failureRate p50Ms p95Ms }';
+const MATCH_FIELDS =
+  'count countIsExact data { workflowExecutionUUID workflowUUID workflowName nodeID timestamp message }';
+
 /**
  * Every read query's answer over the dataset, as one JSON value: the lists, each workflow (from
- * several `from` points), its deployments and activity, and each execution with logs and events.
+ * several `from` points), its deployments and activity, each execution with logs and events, and
+ * the insight queries (organization-wide and per workflow, over aligned and unaligned windows).
  */
 export async function readEverything(server: TestServer, key: string, dataset: Dataset): Promise<unknown> {
   const answers: Record<string, unknown> = {};
@@ -156,6 +197,23 @@ export async function readEverything(server: TestServer, key: string, dataset: D
        activity: workflowActivity(input: { from: "2026-03-01T00:00:00Z", to: "2026-03-01T05:00:00Z" }) { data { from to successCount failureCount } }
        wideActivity: workflowActivity(input: { from: "2026-02-20T00:00:00Z", to: "2026-03-10T00:00:00Z" }) { data { from to successCount failureCount } } }`,
   );
+  await gql(
+    'insight',
+    `query ($gas: String!) {
+       groups: errorGroups(input: { ${WINDOW}, page: { size: 100 } }) { ${GROUP_FIELDS} }
+       unalignedGroups: errorGroups(input: { ${UNALIGNED}, page: { size: 100 } }) { ${GROUP_FIELDS} }
+       callGroups: errorGroups(input: { capabilityID: "cap-1@1.0.0", ${WINDOW}, page: { size: 100 } }) { ${GROUP_FIELDS} }
+       durations: durationStats(input: { ${WINDOW} }) { ${DURATION_FIELDS} }
+       unalignedDurations: durationStats(input: { ${UNALIGNED}, status: [SUCCESS, FAILURE] }) { ${DURATION_FIELDS} }
+       calls: durationStats(input: { capabilityID: "cap-1@1.0.0", ${WINDOW} }) { ${DURATION_FIELDS} }
+       failedCalls: durationStats(input: { capabilityID: "cap-1@1.0.0", status: [FAILURE], ${UNALIGNED} }) { ${DURATION_FIELDS} }
+       capabilities: capabilityStats(input: { ${WINDOW}, page: { size: 100 } }) { ${CAPABILITY_FIELDS} }
+       unalignedCapabilities: capabilityStats(input: { ${UNALIGNED} }) { ${CAPABILITY_FIELDS} }
+       logs: searchExecutionLogs(input: { query: "rpc after", ${WINDOW}, page: { size: 100 } }) { ${MATCH_FIELDS} }
+       steps: searchExecutionLogs(input: { query: "STEP", nodeID: "node-0", ${UNALIGNED}, page: { size: 100 } }) { ${MATCH_FIELDS} }
+       gas: workflowExecutions(input: { errorFingerprint: $gas, page: { size: 100 } }) { count data { uuid } } }`,
+    { gas: errorGroupOf('out of gas: used 1 of 1000').fingerprint },
+  );
   for (const uuid of dataset.workflows) {
     await gql(
       `workflow ${uuid}`,
@@ -165,7 +223,10 @@ export async function readEverything(server: TestServer, key: string, dataset: D
          workflowDeployments(input: { workflowUUID: $uuid, page: { size: 100 } }) { count data { uuid workflowID status deployedAt
            txHash executionCountByStatus { success failure } hasTeeExecutions hasNonTeeExecutions } }
          workflowActivity(input: { workflowUUID: $uuid, from: "2026-03-01T00:00:00Z", to: "2026-03-01T05:00:00Z" }) { data { from successCount failureCount } }
-         workflowExecutions(input: { workflowUuid: $uuid, status: [SUCCESS, IN_PROGRESS], page: { size: 100 } }) { count data { uuid } } }`,
+         workflowExecutions(input: { workflowUuid: $uuid, status: [SUCCESS, IN_PROGRESS], page: { size: 100 } }) { count data { uuid } }
+         errorGroups(input: { workflowUUID: $uuid, ${WINDOW}, page: { size: 100 } }) { ${GROUP_FIELDS} }
+         durationStats(input: { workflowUUID: $uuid, ${UNALIGNED} }) { ${DURATION_FIELDS} }
+         capabilityStats(input: { workflowUUID: $uuid, ${WINDOW} }) { ${CAPABILITY_FIELDS} } }`,
       { uuid },
     );
   }
@@ -182,11 +243,25 @@ export async function readEverything(server: TestServer, key: string, dataset: D
   return answers;
 }
 
+/** Every table ingestion writes: the raw rows, the rollups and the indexes kept beside them. */
+export const PLATFORM_TABLES = [
+  'workflows',
+  'deployments',
+  'executions',
+  'execution_logs',
+  'execution_events',
+  'execution_rollups',
+  'duration_rollups',
+  'error_group_rollups',
+  'execution_error_groups',
+  'error_groups',
+  'orphan_event_executions',
+  'ingest_watermarks',
+];
+
 /** Platform tables, emptied between runs while the organization and its key stay. */
 export async function clearPlatformData(db: Database): Promise<void> {
-  await db.query(
-    'truncate workflows, deployments, executions, execution_logs, execution_events, workflow_rollups, execution_rollups',
-  );
+  await db.query(`truncate ${PLATFORM_TABLES.join(', ')}`);
 }
 
 /** Every row of every table, to prove a request changed nothing. */
@@ -199,72 +274,4 @@ export async function snapshotTables(db: Database): Promise<string> {
     dump[tablename] = await db.query(`select * from "${tablename}" t order by t::text`);
   }
   return JSON.stringify(dump);
-}
-
-interface CountedRow {
-  organization_id: string;
-  workflow_uuid: string;
-  status: string;
-  started_at: Date;
-  executed_in_tee: boolean | null;
-  credit_used: string | null;
-}
-
-const GRAINS_SECONDS = [300, 3600, 86400];
-
-/**
- * The rollups, recomputed from the executions table: each (organization, workflow) total and each
- * bucket at every grain, with zero rows left out. Equal to the stored rollups when they are exact.
- */
-export async function rollupDrift(db: Database): Promise<{ expected: string; actual: string }> {
-  const executions = await db.query<CountedRow>(
-    'select organization_id, workflow_uuid, status, started_at, executed_in_tee, credit_used::text from executions',
-  );
-  const totals = new Map<string, number[]>();
-  const buckets = new Map<string, number[]>();
-  const add = (map: Map<string, number[]>, key: string, values: number[]) => {
-    const current = map.get(key) ?? values.map(() => 0);
-    map.set(
-      key,
-      current.map((v, i) => v + values[i]!),
-    );
-  };
-  for (const e of executions) {
-    const credit = Number(e.credit_used ?? 0);
-    const tee = e.executed_in_tee ? 1 : 0;
-    add(totals, `${e.organization_id}/${e.workflow_uuid}`, [
-      1,
-      e.status === 'SUCCESS' ? 1 : 0,
-      e.status === 'FAILURE' ? 1 : 0,
-      tee,
-      credit,
-    ]);
-    for (const grain of GRAINS_SECONDS) {
-      const start = Math.floor(e.started_at.getTime() / (grain * 1000)) * grain * 1000;
-      add(buckets, `${e.organization_id}/${grain}/${e.workflow_uuid}/${start}/${e.status}`, [1, tee, credit]);
-    }
-  }
-  const storedTotals = await db.query<Record<string, string | number>>(
-    `select organization_id, workflow_uuid, execution_count, success_count, failure_count, tee_count, credit_used::text
-     from workflow_rollups where execution_count <> 0 or credit_used <> 0 or tee_count <> 0`,
-  );
-  const storedBuckets = await db.query<Record<string, string | number | Date>>(
-    `select organization_id, grain, workflow_uuid, bucket_start, status, execution_count, tee_count, credit_used::text
-     from execution_rollups where execution_count <> 0 or credit_used <> 0 or tee_count <> 0`,
-  );
-  const sorted = (entries: Array<[string, number[]]>) =>
-    JSON.stringify(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  return {
-    expected: sorted([...totals, ...buckets]),
-    actual: sorted([
-      ...storedTotals.map((r): [string, number[]] => [
-        `${r.organization_id}/${r.workflow_uuid}`,
-        [r.execution_count, r.success_count, r.failure_count, r.tee_count, r.credit_used].map(Number),
-      ]),
-      ...storedBuckets.map((r): [string, number[]] => [
-        `${r.organization_id}/${r.grain}/${r.workflow_uuid}/${(r.bucket_start as Date).getTime()}/${r.status}`,
-        [r.execution_count, r.tee_count, r.credit_used].map(Number),
-      ]),
-    ]),
-  };
 }

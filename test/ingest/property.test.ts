@@ -5,6 +5,7 @@ import { createTenant } from '../harness/fixtures.js';
 import { useServer } from '../harness/suite.js';
 import { buildDataset, clearPlatformData, readEverything } from './dataset.js';
 import { INGEST_TOKEN, postIngest } from './http.js';
+import { rollupDrift } from './rollup-drift.js';
 
 describe('ingestion in any order', () => {
   // Small batches, so one request spans many transactions and a record's states land in different ones.
@@ -49,6 +50,8 @@ describe('ingestion in any order', () => {
           if (part.length) await send(part);
         }
         assert.deepEqual(await readEverything(ctx.server, tenant.key, dataset), canonical);
+        const drift = await rollupDrift(ctx.db);
+        assert.equal(drift.actual, drift.expected);
       }),
       { numRuns: 20, seed: 20260301, endOnFailure: true },
     );

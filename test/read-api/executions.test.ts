@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
+import { EXTENDED } from '../harness/contract-schema.js';
 import { createTenant, execution, ingest, type Tenant, workflow } from '../harness/fixtures.js';
 import { assertContractFields, enumValuesOf } from '../harness/introspection.js';
 import { useServer } from '../harness/suite.js';
@@ -110,10 +111,8 @@ describe('workflowExecutions', () => {
     const t = await createTenant(ctx.db);
     const fields = (name: string, contract: string) =>
       assertContractFields(ctx.server, t.key, name, contract);
-    await fields(
-      'WorkflowExecutionsInput',
-      'workflowUuid: String, status: [WorkflowExecutionStatus!], search: String, from: Time, to: Time, orderBy: WorkflowExecutionOrderBy, page: Page',
-    );
+    // The extended schema (the default) adds errorFingerprint (contract section 5).
+    await fields('WorkflowExecutionsInput', EXTENDED.inputs.WorkflowExecutionsInput!);
     await fields('WorkflowExecutionOrderBy', 'field: WorkflowExecutionOrderByField!, order: SortingOrder!');
     await fields('WorkflowExecutionsOutput', 'data: [WorkflowExecution!]!, count: Int!');
     assert.deepEqual(await enumValuesOf(ctx.server, t.key, 'WorkflowExecutionOrderByField'), [

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { ingestBatch } from '../../src/ingest/ingest.store.js';
 import { parseRecord } from '../../src/ingest/records.js';
+import { errorGroupOf } from '../../src/rollups/fingerprint.js';
 import {
   createTenant,
   deployment,
@@ -27,7 +28,13 @@ interface Ids {
   workflowName: string;
   ownerAddress: string;
   txHash: string;
+  /** An error message, a phrase of a log line and a capability of this organization's data. */
+  errorMessage: string;
+  logPhrase: string;
+  capabilityId: string;
 }
+
+const fingerprintOf = (ids: Ids) => errorGroupOf(ids.errorMessage).fingerprint;
 
 const WINDOW = { from: '2026-01-01T00:00:00Z', to: '2026-01-04T00:00:00Z' };
 
@@ -62,12 +69,32 @@ const PROBES: Record<string, (ids: Ids) => Input[]> = {
     { search: ids.executionUuid },
     { search: ids.executionId },
     { search: ids.workflowName },
+    { errorFingerprint: fingerprintOf(ids) },
+    { errorFingerprint: fingerprintOf(ids), workflowUuid: ids.workflowUuid, ...WINDOW },
   ],
   workflowExecution: (ids) => [{ uuid: ids.executionUuid }],
   workflowExecutionLogs: (ids) => [{ workflowExecutionUUID: ids.executionUuid }],
   workflowExecutionEvents: (ids) => [
     { workflowExecutionUUID: ids.executionUuid },
     { workflowExecutionUUID: ids.executionUuid, capabilityID: 'chain-write@1.0.0', status: 'FAILURE' },
+  ],
+  errorGroups: (ids) => [
+    WINDOW,
+    { ...WINDOW, workflowUUID: ids.workflowUuid },
+    { ...WINDOW, capabilityID: ids.capabilityId },
+  ],
+  durationStats: (ids) => [
+    WINDOW,
+    { ...WINDOW, status: ['FAILURE'] },
+    { ...WINDOW, workflowUUID: ids.workflowUuid },
+    { ...WINDOW, capabilityID: ids.capabilityId },
+    { ...WINDOW, workflowUUID: ids.workflowUuid, capabilityID: ids.capabilityId, status: ['FAILURE'] },
+  ],
+  capabilityStats: (ids) => [WINDOW, { ...WINDOW, workflowUUID: ids.workflowUuid }],
+  searchExecutionLogs: (ids) => [
+    { ...WINDOW, query: ids.logPhrase },
+    { ...WINDOW, query: ids.logPhrase, workflowUUID: ids.workflowUuid },
+    { ...WINDOW, query: ids.logPhrase, nodeID: 'node-1' },
   ],
 };
 
@@ -81,8 +108,15 @@ function ghostIds(): Ids {
     workflowName: `ghost ${randomUUID()}`,
     ownerAddress: `0x${randomUUID().replace(/-/g, '').padEnd(40, '0')}`,
     txHash: `0x${randomUUID().replace(/-/g, '')}`,
+    errorMessage: `revert in ${word()}`,
+    logPhrase: `phrase ${word()}`,
+    capabilityId: `${word()}@1.0.0`,
   };
 }
+
+/** A random word of letters that are not hex digits, so that error grouping keeps it. */
+const word = () =>
+  Array.from({ length: 12 }, () => 'ghijklmnopqrstuvwxyz'[Math.floor(Math.random() * 20)]).join('');
 
 describe('tenancy', () => {
   const ctx = useServer({ rateLimit: { burst: 1_000_000, perSecond: 1_000_000 } });
@@ -99,6 +133,9 @@ describe('tenancy', () => {
           workflowName: like.workflowName,
           ownerAddress: like.ownerAddress,
           executionId: like.executionId,
+          errorMessage: like.errorMessage,
+          logPhrase: like.logPhrase,
+          capabilityId: like.capabilityId,
         }
       : own;
     const wf = workflow(t.organizationId, {
@@ -119,20 +156,33 @@ describe('tenancy', () => {
         id: ids.executionId,
         status: 'FAILURE',
         startedAt: '2026-01-02T00:07:13Z',
+        finishedAt: '2026-01-02T00:07:15.5Z',
         creditUsed: '1.5',
         executedInTee: true,
-        errors: [{ error: 'revert', count: 1 }],
+        errors: [{ error: ids.errorMessage, count: 1 }],
       }),
       execution(org, ids.workflowUuid, {
         status: 'SUCCESS',
         startedAt: '2026-01-02T03:00:00Z',
+        finishedAt: '2026-01-02T03:00:00.250Z',
         creditUsed: 2,
       }),
       execution(org, ids.workflowUuid, { status: 'IN_PROGRESS', startedAt: '2026-01-03T12:34:56.789Z' }),
-      log(org, ids.executionUuid, { message: 'started' }),
-      log(org, ids.executionUuid, { message: 'failed', timestamp: '2026-01-02T00:07:14Z' }),
+      log(org, ids.executionUuid, { message: 'started', timestamp: '2026-01-02T00:07:13Z' }),
+      log(org, ids.executionUuid, { message: `failed: ${ids.logPhrase}`, timestamp: '2026-01-02T00:07:14Z' }),
       event(org, ids.executionUuid, { capabilityID: 'cron-trigger@1.0.0' }),
-      event(org, ids.executionUuid, { capabilityID: 'chain-write@1.0.0', status: 'FAILURE' }),
+      event(org, ids.executionUuid, {
+        capabilityID: 'chain-write@1.0.0',
+        status: 'FAILURE',
+        finishedAt: '2026-01-02T00:00:01Z',
+      }),
+      event(org, ids.executionUuid, {
+        capabilityID: ids.capabilityId,
+        status: 'COMPLETED',
+        startedAt: '2026-01-02T00:07:14Z',
+        finishedAt: '2026-01-02T00:07:14.040Z',
+        errors: [{ error: ids.errorMessage, count: 3 }],
+      }),
     ]);
     return ids;
   }
@@ -175,14 +225,14 @@ describe('tenancy', () => {
       [...ghost].filter(([probe]) => probe.startsWith(`${name}#`)).map(([, r]) => r);
     assertFieldError(only('workflow')[0]!, 'NOT_FOUND', 'workflow not found');
     assertFieldError(only('workflowDeployment')[0]!, 'NOT_FOUND');
-    assert.deepEqual(only('workflowExecution')[0]!.body, { data: { workflowExecution: { data: null } } });
+    assert.deepEqual(only('workflowExecution')[0]!.body.data, { workflowExecution: { data: null } });
     for (const answer of only('workflowExecutionLogs'))
       assert.equal(answer.body.data.workflowExecutionLogs.data, null);
     for (const answer of only('workflowExecutionEvents'))
       assert.equal(answer.body.data.workflowExecutionEvents.data, null);
     for (const answer of only('workflowDeployments'))
       assert.deepEqual(answer.body.data.workflowDeployments, { count: 0, data: [] });
-    const byWorkflow = only('workflowExecutions').slice(2);
+    const byWorkflow = only('workflowExecutions').filter((_, index) => index >= 2 && index !== 7);
     for (const answer of byWorkflow)
       assert.deepEqual(answer.body.data.workflowExecutions, { count: 0, data: [] });
     const [, search, owner] = only('workflows');
@@ -213,10 +263,22 @@ describe('tenancy', () => {
     // The probes saw B's data (not only empty answers), and A sees its own.
     const seen = (answers: Map<string, GqlResponse>, probe: string) => answers.get(probe)!.body.data;
     assert.equal(seen(before, 'workflowExecutions#0').workflowExecutions.count, 3);
+    assert.equal(seen(before, 'workflowExecutions#7').workflowExecutions.count, 1);
+    assert.equal(seen(before, 'errorGroups#0').errorGroups.data[0].occurrences, 4);
+    assert.equal(seen(before, 'errorGroups#2').errorGroups.data[0].occurrences, 3);
+    assert.equal(seen(before, 'durationStats#0').durationStats.data.count, 2);
+    assert.equal(seen(before, 'durationStats#3').durationStats.data.maxMs, 40);
+    assert.equal(seen(before, 'capabilityStats#0').capabilityStats.count, 3);
+    assert.equal(seen(before, 'searchExecutionLogs#0').searchExecutionLogs.count, 1);
     assert.equal(seen(before, 'getOrganization#0').getOrganization.organizationId, b.organizationId);
     assert.equal(seen(before, 'getAccountDetails#0').getAccountDetails.memberId, b.memberId);
     const mine = await probeAll(a.key, aIds);
     assert.equal(seen(mine, 'workflowExecutions#0').workflowExecutions.count, 6);
+    assert.equal(seen(mine, 'workflowExecutions#7').workflowExecutions.count, 2);
+    assert.equal(seen(mine, 'errorGroups#0').errorGroups.data[0].occurrences, 8);
+    assert.equal(seen(mine, 'durationStats#0').durationStats.data.count, 4);
+    assert.equal(seen(mine, 'capabilityStats#0').capabilityStats.data[0].calls, 2);
+    assert.equal(seen(mine, 'searchExecutionLogs#0').searchExecutionLogs.count, 2);
     assert.equal(seen(mine, 'workflows#0').workflows.count, 2);
     assert.equal(seen(mine, 'getOrganization#0').getOrganization.organizationId, a.organizationId);
   });

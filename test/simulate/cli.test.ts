@@ -34,6 +34,7 @@ describe('wfapi simulate', () => {
     const lines = first.stdout.trimEnd().split('\n');
     for (const line of lines) parseRecord(JSON.parse(line));
     const executions = lines.filter((line) => line.startsWith('{"type":"execution"')).length;
+    assert.equal(executions, 1500, '--executions is the exact number of executions');
     assert.match(
       first.stderr,
       new RegExp(
@@ -49,6 +50,9 @@ describe('wfapi simulate', () => {
       ['--detail', 'everything'],
       ['--until', 'yesterday'],
       ['--organization-id', 'acme'],
+      ['--org', 'acme'],
+      ['--org', '11111111-2222-4333-8444-555555555555', '--create-org'],
+      ['--create-org'],
       ['--to', 'http://127.0.0.1:1'],
       ['--to', 'ftp://example.com', '--token', 't', '--admin-token', 'a'],
     ]) {
@@ -79,6 +83,52 @@ describe('wfapi simulate', () => {
     const stored = (await ctx.db.query<{ n: number }>('select count(*)::int as n from executions'))[0]!.n;
     assert.equal(answer.body.data.workflowExecutions.count, stored);
     assert.ok(stored > 1000);
+  });
+
+  it('writes a file for an organization it creates with --create-org, which wfapi ingest then loads without a rejection', async () => {
+    const file = join(dir, 'created.ndjson');
+    const env = {
+      WFAPI_URL: ctx.server.url,
+      WFAPI_ADMIN_TOKEN: ADMIN_TOKEN,
+      WFAPI_INGEST_TOKEN: INGEST_TOKEN,
+    };
+    const simulated = await runCli(['simulate', ...SMALL, '--create-org', '--out', file], env);
+    assert.equal(simulated.code, 0, simulated.stderr);
+    const organizationId = /organization\s+.* \(([0-9a-f-]{36})\)/.exec(simulated.stdout)?.[1];
+    const key = /API key\s+(wfk_\w+)/.exec(simulated.stdout)?.[1];
+    assert.ok(organizationId && key, simulated.stdout);
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+    assert.ok(lines.every((line) => JSON.parse(line).organizationId === organizationId));
+    const ingested = await runCli(['ingest', file], env);
+    assert.equal(ingested.code, 0, ingested.stderr);
+    assert.match(ingested.stdout, new RegExp(`: ${lines.length} accepted, 0 rejected`));
+    const answer = await ctx.server.gql(key, '{ workflows(input: {}) { count } }');
+    assert.equal(answer.body.data.workflows.count, 5);
+  });
+
+  it('writes records for an existing organization named with --org, and explains a rejection by an unknown one', async () => {
+    const env = {
+      WFAPI_URL: ctx.server.url,
+      WFAPI_ADMIN_TOKEN: ADMIN_TOKEN,
+      WFAPI_INGEST_TOKEN: INGEST_TOKEN,
+    };
+    const created = await runCli(['orgs', 'create', '--name', 'Named', '--json'], env);
+    const { organizationId } = JSON.parse(created.stdout);
+    const named = await runCli(['simulate', ...SMALL, '--detail', 'none', '--org', organizationId]);
+    assert.equal(named.code, 0, named.stderr);
+    const records = named.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    assert.ok(records.every((record) => record.organizationId === organizationId));
+    assert.doesNotMatch(named.stderr, /derived from the seed/);
+
+    const derived = join(dir, 'derived.ndjson');
+    const unnamed = await runCli(['simulate', ...SMALL, '--detail', 'none', '--out', derived]);
+    assert.match(unnamed.stderr, /derived from the seed.*--org <id>.*--create-org/);
+    const rejected = await runCli(['ingest', derived], env);
+    assert.equal(rejected.code, 1);
+    assert.match(rejected.stderr, /unknown organizationId[\s\S]*hint: .*wfapi orgs list/);
   });
 
   it('reports the lines a server rejects and exits 1', async () => {

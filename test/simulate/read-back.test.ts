@@ -83,7 +83,7 @@ describe('simulated data stored through POST /ingest', () => {
       ]),
       events.map((e) => [e.capabilityID, e.status]),
     );
-    assert.equal(timeline.workflowExecutionEvents.data.at(-1).status, 'FAILURE');
+    assert.equal(timeline.workflowExecutionEvents.data.at(-1).status, 'FAILED');
     assert.equal(timeline.workflowExecutionLogs.data.length, data.logs.get(failed.uuid)!.length);
 
     const from = new Date(world.start).toISOString();

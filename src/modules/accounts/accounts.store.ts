@@ -33,6 +33,18 @@ export async function findOrganization(db: Queryable, id: string): Promise<Organ
   return row;
 }
 
+/** Every organization in creation order (its tenant id), deleted ones included: operators only. */
+export function listOrganizations(db: Queryable): Promise<OrganizationRow[]> {
+  return db.query<OrganizationRow>('select * from organizations order by tenant_id');
+}
+
+/** The members of an organization, oldest first. */
+export function listMembers(db: Queryable, organizationId: string): Promise<MemberRow[]> {
+  return db.query<MemberRow>('select * from members where organization_id = $1 order by created_at, id', [
+    organizationId,
+  ]);
+}
+
 /** A member, only if it belongs to the organization (reads are always scoped). */
 export async function findMember(
   db: Queryable,

@@ -13,7 +13,8 @@ export const API_KEY_PREFIX = 'wfk_';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const SECRET_LENGTH = 40;
 const CHECKSUM_LENGTH = 6;
-const KEY_PATTERN = new RegExp(
+/** The shape of a key (the checksum aside): what GraphiQL waits for before it sends anything. */
+export const KEY_PATTERN = new RegExp(
   `^${API_KEY_PREFIX}([0-9a-f]{32})([0-9A-Za-z]{${SECRET_LENGTH}})([0-9A-Za-z]{${CHECKSUM_LENGTH}})$`,
 );
 

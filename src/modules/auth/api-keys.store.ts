@@ -11,6 +11,8 @@ export interface KeyCredentialRow {
   deploy_access: boolean;
   member_status: string;
   active_status: string;
+  /** When the organization's latest ingestion committed (null: nothing ingested yet). */
+  data_as_of: Date | null;
 }
 
 export async function findKeyCredentials(
@@ -19,10 +21,11 @@ export async function findKeyCredentials(
 ): Promise<KeyCredentialRow | undefined> {
   const [row] = await db.query<KeyCredentialRow>(
     `select k.id, k.organization_id, k.member_id, k.secret_hash, k.expires_at, k.revoked_at,
-            m.deploy_access, m.member_status, o.active_status
+            m.deploy_access, m.member_status, o.active_status, f.data_as_of
      from api_keys k
      join members m on m.id = k.member_id
      join organizations o on o.id = k.organization_id
+     left join ingest_watermarks f on f.organization_id = k.organization_id
      where k.id = $1`,
     [keyId],
   );

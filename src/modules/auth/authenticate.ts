@@ -7,6 +7,11 @@ export interface Principal {
   readonly keyId: string;
   readonly memberId: string;
   readonly organizationId: string;
+  /**
+   * Up to when the organization's ingested data is included, as read with the key (it may lag
+   * the truth by the credential cache's interval, never lead it).
+   */
+  readonly dataAsOf: Date | null;
 }
 
 const SCHEME = /^apikey[ \t]+(\S+)[ \t]*$/i;
@@ -37,5 +42,10 @@ export async function authenticate(
   }
   if (!row.deploy_access)
     throw new AppError('FORBIDDEN', 'The member of this API key does not have deploy access');
-  return { keyId: row.id, memberId: row.member_id, organizationId: row.organization_id };
+  return {
+    keyId: row.id,
+    memberId: row.member_id,
+    organizationId: row.organization_id,
+    dataAsOf: row.data_as_of,
+  };
 }

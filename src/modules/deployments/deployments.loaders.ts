@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import type { Queryable } from '../../db/database.js';
-import { countWindows, type WindowCounts } from '../shared/window-counts.store.js';
+import { countWindows, type WindowCounts } from '../../rollups/execution-counts.store.js';
 import type { DeploymentParent } from './deployment.mapper.js';
 
 /** Executions of each deployment's reign (from its deployedAt to the next deployment's), one query a page. */

@@ -6,6 +6,7 @@ import type { WorkflowDeploymentsInput } from '../../schema/schema-types.generat
 import { checkListBound, checkRange, likePattern, searchText, toPaging } from '../shared/paging.js';
 import { normalizeUuid } from '../shared/uuid.js';
 import { type DeploymentParent, toDeployment } from './deployment.mapper.js';
+import { createDeploymentLoaders } from './deployments.loaders.js';
 import {
   countDeployments,
   type DeploymentFilter,
@@ -67,13 +68,13 @@ export const deploymentsResolvers: ModuleResolvers = {
   },
   WorkflowDeployment: {
     executionCountByStatus: async (d: DeploymentParent, _args: never, ctx: RequestContext) => {
-      const counts = await ctx.loaders.deployments.reign.load(d);
+      const counts = await ctx.loaders.of(createDeploymentLoaders).reign.load(d);
       return { success: counts.byStatus.get('SUCCESS') ?? 0, failure: counts.byStatus.get('FAILURE') ?? 0 };
     },
     hasTeeExecutions: async (d: DeploymentParent, _args: never, ctx: RequestContext) =>
-      (await ctx.loaders.deployments.reign.load(d)).tee > 0,
+      (await ctx.loaders.of(createDeploymentLoaders).reign.load(d)).tee > 0,
     hasNonTeeExecutions: async (d: DeploymentParent, _args: never, ctx: RequestContext) => {
-      const counts = await ctx.loaders.deployments.reign.load(d);
+      const counts = await ctx.loaders.of(createDeploymentLoaders).reign.load(d);
       return counts.total > counts.tee;
     },
   },

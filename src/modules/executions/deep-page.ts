@@ -1,16 +1,13 @@
 import type { Queryable } from '../../db/database.js';
-import { bucketTotals } from '../shared/bucket-totals.store.js';
-import { countWindows } from '../shared/window-counts.store.js';
+import { bucketTotals, countWindows } from '../../rollups/execution-counts.store.js';
+import { GRAINS } from '../../rollups/grains.js';
 import type { ExecutionFilter } from './executions.store.js';
 
 /** Below this offset a plain OFFSET scan is cheaper than seeking. */
 export const SEEK_MIN_OFFSET = 5_000;
 
-const LEVELS = [
-  [86400, 86_400_000],
-  [3600, 3_600_000],
-  [300, 300_000],
-] as const;
+/** The rollup grains, coarsest first: the walk narrows from days to hours to five minutes. */
+const LEVELS = [...GRAINS].reverse();
 
 export interface Seek {
   /** Only rows on the far side of this instant remain (before it when newest first, at or after it otherwise). */
@@ -40,7 +37,7 @@ export async function seekStartedAt(
   let to = windowTo;
   let skipped = 0;
   let boundary: number | undefined;
-  for (const [grain, width] of LEVELS) {
+  for (const { seconds: grain, ms: width } of LEVELS) {
     const buckets = await bucketTotals(db, organizationId, {
       grain,
       workflowUuid: filter.workflowUuid ?? null,
@@ -63,7 +60,7 @@ export async function seekStartedAt(
   if (boundary === undefined) return undefined;
   // Buckets of a window whose edges fall on day boundaries (or are open) lie wholly inside it, so
   // the buckets skipped on the way down count the near side exactly.
-  const [, day] = LEVELS[0];
+  const day = LEVELS[0]!.ms;
   const whole = windowFrom % day === 0 && (windowTo === null || windowTo % day === 0);
   if (whole) return { boundary, offset: offset - skipped };
   // Otherwise the edge buckets also hold rows outside the window: count the rows the seek skips

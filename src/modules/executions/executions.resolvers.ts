@@ -1,5 +1,6 @@
 import type { RequestContext } from '../../context.js';
 import type { ModuleResolvers } from '../../graphql/resolver-types.js';
+import { countWindows } from '../../rollups/execution-counts.store.js';
 import type { ApiScalars } from '../../schema/scalars.js';
 import type { WorkflowExecutionsInput } from '../../schema/schema-types.generated.js';
 import {
@@ -11,7 +12,6 @@ import {
   toPaging,
 } from '../shared/paging.js';
 import { normalizeUuid } from '../shared/uuid.js';
-import { countWindows } from '../shared/window-counts.store.js';
 import { SEEK_MIN_OFFSET, seekStartedAt } from './deep-page.js';
 import { toEvent, toExecution, toLog } from './execution.mapper.js';
 import {
@@ -49,12 +49,18 @@ function toFilter(input: WorkflowExecutionsInput<ApiScalars>): ExecutionFilter |
     search: search === undefined ? undefined : likePattern(search),
     from: input.from ?? undefined,
     to: input.to ?? undefined,
+    // Only in the extended schema; absent (undefined) in the hosted one.
+    errorFingerprint: input.errorFingerprint?.toLowerCase() ?? undefined,
   };
 }
 
-/** Without `search`, the count is assembled from rollups: its cost does not grow with the matches. */
+/** Filters no rollup can count: the matching rows are counted, and deep pages are not seeked. */
+const scanned = (filter: ExecutionFilter) =>
+  filter.search !== undefined || filter.errorFingerprint !== undefined;
+
+/** Without `search` or an error group, the count is assembled from rollups: its cost does not grow with the matches. */
 async function countExecutions(ctx: RequestContext, filter: ExecutionFilter): Promise<number> {
-  if (filter.search !== undefined) return countExecutionsByScan(ctx.db, ctx.organizationId, filter);
+  if (scanned(filter)) return countExecutionsByScan(ctx.db, ctx.organizationId, filter);
   const counts = await countWindows(
     ctx.db,
     ctx.organizationId,
@@ -82,7 +88,7 @@ async function seekDeepPage(
   order: ExecutionOrder,
   paging: Paging,
 ): Promise<{ filter: ExecutionFilter; paging: Paging }> {
-  if (order.field !== 'STARTED_AT' || filter.search !== undefined || paging.offset < SEEK_MIN_OFFSET) {
+  if (order.field !== 'STARTED_AT' || scanned(filter) || paging.offset < SEEK_MIN_OFFSET) {
     return { filter, paging };
   }
   const newestFirst = order.order === 'DESC';

@@ -24,6 +24,8 @@ export interface ExecutionFilter {
   search?: string | undefined;
   from?: Date | undefined;
   to?: Date | undefined;
+  /** Only executions with at least one error of this group (its fingerprint). */
+  errorFingerprint?: string | undefined;
 }
 
 export interface ExecutionOrder {
@@ -50,7 +52,10 @@ const FILTER = `
     and ($3::text[] is null or e.status = any($3))
     and ($4::text is null or e.id ilike $4 or e.uuid::text ilike $4 or w.name ilike $4)
     and ($5::timestamptz is null or e.started_at >= $5)
-    and ($6::timestamptz is null or e.started_at <= $6)`;
+    and ($6::timestamptz is null or e.started_at <= $6)
+    and ($7::text is null or exists (
+      select 1 from execution_error_groups g
+      where g.organization_id = e.organization_id and g.execution_uuid = e.uuid and g.fingerprint = $7))`;
 
 function filterParams(organizationId: string, filter: ExecutionFilter): unknown[] {
   return [
@@ -60,6 +65,7 @@ function filterParams(organizationId: string, filter: ExecutionFilter): unknown[
     filter.search ?? null,
     filter.from ?? null,
     filter.to ?? null,
+    filter.errorFingerprint ?? null,
   ];
 }
 
@@ -72,12 +78,12 @@ export async function listExecutions(
 ): Promise<ExecutionRow[]> {
   return db.query<ExecutionRow>(
     `select ${COLUMNS} ${FROM} ${FILTER} ${orderClause(ORDER_COLUMNS, order.field, order.order, 'e.uuid', ['CREDIT_USED'])}
-     limit $7 offset $8`,
+     limit $8 offset $9`,
     [...filterParams(organizationId, filter), paging.limit, paging.offset],
   );
 }
 
-/** Exact count by scanning the matching rows; used only with `search`, which rollups cannot answer. */
+/** Exact count by scanning the matching rows; used only for filters rollups cannot answer (search, error group). */
 export async function countExecutionsByScan(
   db: Queryable,
   organizationId: string,

@@ -1,9 +1,5 @@
 import { DAY, HOUR, MINUTE } from './time.js';
 
-/** Rollup grains in seconds, finest first; the database stores counts at each. */
-export const GRAINS = [300, 3600, 86400] as const;
-export type Grain = (typeof GRAINS)[number];
-
 export function floorTo(ms: number, widthMs: number): number {
   return Math.floor(ms / widthMs) * widthMs;
 }

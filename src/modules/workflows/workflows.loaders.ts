@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import type { Queryable } from '../../db/database.js';
-import { countWindows, type WindowCounts } from '../shared/window-counts.store.js';
-import { latestExecutionStarts, type WorkflowTotalsRow, workflowTotals } from './workflows.store.js';
+import { allTimeCounts, countWindows, type WindowCounts } from '../../rollups/execution-counts.store.js';
+import { latestExecutionStarts } from './workflows.store.js';
 
 export interface WorkflowWindowKey {
   readonly uuid: string;
@@ -12,11 +12,9 @@ export interface WorkflowWindowKey {
 /** One query per page of workflows for each aggregate, whatever the page size. */
 export function createWorkflowLoaders(db: Queryable, organizationId: string) {
   return {
-    totals: new DataLoader<string, WorkflowTotalsRow | undefined>(async (uuids) => {
-      const rows = new Map(
-        (await workflowTotals(db, organizationId, uuids)).map((r) => [r.workflow_uuid, r]),
-      );
-      return uuids.map((uuid) => rows.get(uuid));
+    totals: new DataLoader<string, WindowCounts>(async (uuids) => {
+      const counts = await allTimeCounts(db, organizationId, uuids);
+      return uuids.map((uuid) => counts.get(uuid)!);
     }),
     executedAt: new DataLoader<string, Date | null>(async (uuids) => {
       const rows = new Map(

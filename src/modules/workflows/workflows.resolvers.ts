@@ -1,11 +1,13 @@
 import type { RequestContext } from '../../context.js';
 import { notFound } from '../../errors.js';
 import type { ModuleResolvers } from '../../graphql/resolver-types.js';
+import type { WindowCounts } from '../../rollups/execution-counts.store.js';
 import type { ApiScalars } from '../../schema/scalars.js';
 import type { WorkflowsInput } from '../../schema/schema-types.generated.js';
 import { checkListBound, likePattern, searchText, toPaging } from '../shared/paging.js';
 import { normalizeUuid } from '../shared/uuid.js';
 import { toWorkflow, type WorkflowParent } from './workflow.mapper.js';
+import { createWorkflowLoaders } from './workflows.loaders.js';
 import { countWorkflows, findWorkflow, listWorkflows, type WorkflowFilter } from './workflows.store.js';
 
 interface WorkflowsOutputParent {
@@ -24,24 +26,12 @@ function toFilter(input: WorkflowsInput<ApiScalars>): WorkflowFilter {
   };
 }
 
-/** Aggregates of the workflow's window: all time from the totals rollup, else counted from `windowFrom`. */
-async function windowTotals(workflow: WorkflowParent, ctx: RequestContext) {
-  if (workflow.windowFrom === null) {
-    const totals = await ctx.loaders.workflows.totals.load(workflow.uuid);
-    return {
-      total: totals?.execution_count ?? 0,
-      success: totals?.success_count ?? 0,
-      failure: totals?.failure_count ?? 0,
-      credit: totals?.credit_used ?? '0',
-    };
-  }
-  const counts = await ctx.loaders.workflows.window.load({ uuid: workflow.uuid, from: workflow.windowFrom });
-  return {
-    total: counts.total,
-    success: counts.byStatus.get('SUCCESS') ?? 0,
-    failure: counts.byStatus.get('FAILURE') ?? 0,
-    credit: counts.credit,
-  };
+/** Counts of the workflow's window: all time from the all-time rollup rows, else counted from `windowFrom`. */
+function windowCounts(workflow: WorkflowParent, ctx: RequestContext): Promise<WindowCounts> {
+  if (workflow.windowFrom === null) return ctx.loaders.of(createWorkflowLoaders).totals.load(workflow.uuid);
+  return ctx.loaders
+    .of(createWorkflowLoaders)
+    .window.load({ uuid: workflow.uuid, from: workflow.windowFrom });
 }
 
 export const workflowsResolvers: ModuleResolvers = {
@@ -74,24 +64,22 @@ export const workflowsResolvers: ModuleResolvers = {
   },
   Workflow: {
     executionCount: async (w: WorkflowParent, _args: never, ctx: RequestContext) =>
-      (await windowTotals(w, ctx)).total,
+      (await windowCounts(w, ctx)).total,
     executionCountByStatus: async (w: WorkflowParent, _args: never, ctx: RequestContext) => {
-      const totals = await windowTotals(w, ctx);
-      return { success: totals.success, failure: totals.failure };
+      const counts = await windowCounts(w, ctx);
+      return { success: counts.byStatus.get('SUCCESS') ?? 0, failure: counts.byStatus.get('FAILURE') ?? 0 };
     },
     creditUsed: async (w: WorkflowParent, _args: never, ctx: RequestContext) => {
-      const totals = await windowTotals(w, ctx);
-      return totals.total === 0 ? null : totals.credit;
+      const counts = await windowCounts(w, ctx);
+      return counts.total === 0 ? null : counts.credit;
     },
     executedAt: (w: WorkflowParent, _args: never, ctx: RequestContext) =>
-      ctx.loaders.workflows.executedAt.load(w.uuid),
-    hasTeeExecutions: async (w: WorkflowParent, _args: never, ctx: RequestContext) => {
-      const totals = await ctx.loaders.workflows.totals.load(w.uuid);
-      return (totals?.tee_count ?? 0) > 0;
-    },
+      ctx.loaders.of(createWorkflowLoaders).executedAt.load(w.uuid),
+    hasTeeExecutions: async (w: WorkflowParent, _args: never, ctx: RequestContext) =>
+      (await ctx.loaders.of(createWorkflowLoaders).totals.load(w.uuid)).tee > 0,
     hasNonTeeExecutions: async (w: WorkflowParent, _args: never, ctx: RequestContext) => {
-      const totals = await ctx.loaders.workflows.totals.load(w.uuid);
-      return (totals?.execution_count ?? 0) > (totals?.tee_count ?? 0);
+      const totals = await ctx.loaders.of(createWorkflowLoaders).totals.load(w.uuid);
+      return totals.total > totals.tee;
     },
   },
 };

@@ -111,29 +111,6 @@ export async function findWorkflow(
   return row;
 }
 
-export interface WorkflowTotalsRow {
-  workflow_uuid: string;
-  execution_count: number;
-  success_count: number;
-  failure_count: number;
-  tee_count: number;
-  credit_used: string;
-}
-
-/** All-time totals of many workflows, from the rollup maintained by ingestion. */
-export async function workflowTotals(
-  db: Queryable,
-  organizationId: string,
-  uuids: readonly string[],
-): Promise<WorkflowTotalsRow[]> {
-  return db.query<WorkflowTotalsRow>(
-    `select workflow_uuid, execution_count, success_count, failure_count, tee_count,
-            trim_scale(credit_used)::text as credit_used
-     from workflow_rollups where organization_id = $1 and workflow_uuid = any($2::uuid[])`,
-    [organizationId, uuids],
-  );
-}
-
 /** Start of the latest execution of each workflow: one index probe per workflow. */
 export async function latestExecutionStarts(
   db: Queryable,

@@ -3,6 +3,7 @@ import { type ConnectionOptions, withClient, withConnectionOptions } from '../..
 import { renderActivityChart } from '../../render/chart.js';
 import { type Palette, stdoutPalette } from '../../render/colors.js';
 import { writeJson, writeText } from '../../render/output.js';
+import { outputWidth } from '../../render/width.js';
 import { formatDuration, formatInstant, instantOption } from '../../time-input.js';
 import { type Activity, loadActivity } from './main.js';
 
@@ -34,19 +35,26 @@ export function register(program: Command): void {
         const since = options.since ?? instantOption('7d');
         const activity = await loadActivity(client, options.workflow, since, until);
         if (options.json) writeJson(activity);
-        else writeText(render(activity, stdoutPalette(process.env)));
+        else
+          writeText(render(activity, stdoutPalette(process.env), outputWidth(process.stdout, process.env)));
       },
       (options) => options,
     ),
   );
 }
 
-function render(activity: Activity, p: Palette): string {
+/** Columns a row takes besides its bars: date, counts, rate and an in-progress mark. */
+const ROW_TEXT = 16 + 2 + 1 + 18 + 2 + 7 + 20;
+
+function render(activity: Activity, p: Palette, width: number | undefined): string {
   const scope = activity.workflow
     ? `${p.bold(activity.workflow.name)} ${p.dim(activity.workflow.uuid)}`
     : p.bold('all workflows');
   const first = activity.buckets[0];
-  const width = first ? `, ${formatDuration(Date.parse(first.to) - Date.parse(first.from))} buckets` : '';
-  const range = p.dim(`${formatInstant(activity.from)} to ${formatInstant(activity.to)}${width}`);
-  return `${scope}  ${range}\n${renderActivityChart(activity.buckets, p)}`;
+  const buckets = first ? `, ${formatDuration(Date.parse(first.to) - Date.parse(first.from))} buckets` : '';
+  const range = p.dim(`${formatInstant(activity.from)} to ${formatInstant(activity.to)}${buckets}`);
+  // A narrow terminal gets shorter bars (rows stay one line each) down to 10 columns.
+  const barWidth = width === undefined ? 40 : Math.max(10, Math.min(40, width - ROW_TEXT - 10));
+  const chart = renderActivityChart(activity.buckets, p, { barWidth, rateWidth: barWidth >= 30 ? 10 : 5 });
+  return `${scope}  ${range}\n${chart}`;
 }

@@ -1,3 +1,5 @@
+import { consoleLink } from '../../../console/index.js';
+
 export interface BannerInput {
   readonly url: string;
   readonly organization: string;
@@ -11,13 +13,21 @@ export interface BannerInput {
   readonly startupSeconds: number;
 }
 
-const QUERY =
+/** The query the banner's curl sends. */
+export const BANNER_QUERY =
   '{ workflows(input: {page: {size: 5}}) { count data { name status executionCount executedAt } } }';
 
-/** What `npm start` prints once the server answers: where, with which key, and a query to paste. */
+/**
+ * What `npm start` prints once the server answers: first the console's link, signed in with the
+ * demo key (in the fragment, which browsers never send), then where, with which key, and a query to paste.
+ */
 export function renderBanner(input: BannerInput): string {
-  const body = JSON.stringify({ query: QUERY });
+  const body = JSON.stringify({ query: BANNER_QUERY });
   const rows: Array<[string, string]> = [
+    [
+      'console',
+      `${consoleLink(input.url, input.keyProblem ? undefined : input.apiKey)}  (open it in a browser)`,
+    ],
     ['GraphQL endpoint', `${input.url}/graphql  (open it in a browser for GraphiQL)`],
     ['organization', input.organization],
     ['API key', input.keyProblem ? `${input.apiKey}  (refused: ${input.keyProblem})` : input.apiKey],
@@ -35,6 +45,9 @@ export function renderBanner(input: BannerInput): string {
     '',
     'Try it:',
     `  curl -s ${input.url}/graphql -H 'Content-Type: application/json' -H 'Authorization: Apikey ${input.apiKey}' -d '${body}'`,
+    '',
+    'Your own data, with the tokens above: "Your own data" in the README (wfapi simulate --create-org, wfapi ingest);',
+    'the reference (the API, the record format, administration) is in docs/.',
     '',
     `The key and tokens are kept in ${input.statePath} (readable only by you): for demos only.`,
     'Stop with Ctrl-C; the next start reuses the data and fills the gap since this run.',

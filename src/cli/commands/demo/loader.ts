@@ -17,6 +17,11 @@ import { type Interval, missingFrom, newestFirst } from './coverage.js';
  * behind it on the single embedded connection waits well under a second.
  */
 const BATCH_RECORDS = 2500;
+/**
+ * Records per transaction of the load that runs while the server answers: a request waits for
+ * at most the one transaction running (EmbeddedDatabase.lease), so it stays well under 1 s.
+ */
+export const BACKGROUND_BATCH_RECORDS = 800;
 
 /**
  * Stores records through the one write path of platform data (ingestBatch), in batches. Every
@@ -27,6 +32,7 @@ export async function storeRecords(
   records: Iterable<IngestRecord>,
   counts: RecordCounts,
   signal?: AbortSignal,
+  batchRecords = BATCH_RECORDS,
 ): Promise<boolean> {
   let batch: NumberedRecord[] = [];
   const flush = async () => {
@@ -41,7 +47,7 @@ export async function storeRecords(
   };
   for (const record of records) {
     batch.push({ line: batch.length + 1, record });
-    if (batch.length >= BATCH_RECORDS) {
+    if (batch.length >= batchRecords) {
       await flush();
       if (signal?.aborted) return false;
     }
@@ -58,7 +64,11 @@ export async function loadWindows(
   db: Database,
   world: World,
   windows: readonly Interval[],
-  options: WindowOptions & { signal: AbortSignal; onWindow(window: Interval, counts: RecordCounts): void },
+  options: WindowOptions & {
+    signal: AbortSignal;
+    onWindow(window: Interval, counts: RecordCounts): void;
+    batchRecords?: number;
+  },
 ): Promise<RecordCounts> {
   const counts = emptyCounts();
   for (const window of windows) {
@@ -68,6 +78,7 @@ export async function loadWindows(
       recordsBetween(world, window[0], window[1], options),
       counts,
       options.signal,
+      options.batchRecords,
     );
     if (complete) options.onWindow(window, counts);
   }

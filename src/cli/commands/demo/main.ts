@@ -1,7 +1,8 @@
 import { type App, buildApp } from '../../../app.js';
 import { type Config, ConfigError, loadConfig } from '../../../config.js';
 import type { Database } from '../../../db/database.js';
-import { openDatabase } from '../../../db/open.js';
+import { type EmbeddedDatabase, openEmbedded } from '../../../db/embedded/embedded-database.js';
+import { migrated } from '../../../db/open.js';
 import { DAY } from '../../../modules/shared/time.js';
 import {
   createWorld,
@@ -9,10 +10,12 @@ import {
   emptyCounts,
   liveBatches,
   organizationProfile,
+  type SimulationPlan,
 } from '../../../simulate/index.js';
 import { CliError, EXIT } from '../../run.js';
 import { oneLine, serveConfig } from '../serve/main.js';
 import { checkPortFree, listenFailure } from '../serve/port-check.js';
+import { loadInBackground } from './background-load.js';
 import { renderBanner } from './banner.js';
 import { addInterval, type Interval } from './coverage.js';
 import { loadWindows, planLoad, storeRecords } from './loader.js';
@@ -80,9 +83,9 @@ export async function demo(env: Readonly<Record<string, string | undefined>>, fl
     throw new CliError('the demo keeps its data on disk: set WFAPI_DATA_DIR to a directory', EXIT.USAGE);
   }
   await checkPortFree(config.host, config.port);
-  let db: Database;
+  let db: EmbeddedDatabase;
   try {
-    db = await openDatabase(config);
+    db = await migrated(await openEmbedded(config.dataDir));
   } catch (error) {
     throw new CliError(`cannot open the embedded database in ${config.dataDir}: ${oneLine(error)}`);
   }
@@ -92,14 +95,15 @@ export async function demo(env: Readonly<Record<string, string | undefined>>, fl
     const { state, firstStart, keyProblem } = await prepareState(db, config.dataDir, flags, now, say);
     config = demoConfig(env, flags, state);
     const profile = organizationProfile(state.seed);
-    const world = createWorld({
+    const plan: SimulationPlan = {
       seed: state.seed,
       organizationId: state.organizationId,
       workflows: state.workflows,
       start: state.start,
       days: state.days,
       executions: state.executions,
-    });
+    };
+    const world = createWorld(plan);
     const detail = (started: number): Detail => (started >= state.fullDetailFrom ? 'full' : 'compact');
     let lastSave = Date.now();
     const markLoaded = (window: Interval, force = false) => {
@@ -110,11 +114,11 @@ export async function demo(env: Readonly<Record<string, string | undefined>>, fl
       }
     };
 
-    const plan = planLoad(world, state, now);
+    const load = planLoad(world, state, now);
     // The catalogue first (every registration and deployment: a few hundred records), so that
     // workflows are complete while their executions load newest first.
-    await storeRecords(db, plan.catalogue, emptyCounts());
-    const windows = plan.windows;
+    await storeRecords(db, load.catalogue, emptyCounts());
+    const windows = load.windows;
     const urgent = windows.filter(([, until]) => until > now - DAY);
     const later = windows.filter(([, until]) => until <= now - DAY);
     const loadOptions = { signal: io.signal, detail, onWindow: (w: Interval) => markLoaded(w, true) };
@@ -157,10 +161,15 @@ export async function demo(env: Readonly<Record<string, string | undefined>>, fl
     const background = (async () => {
       if (later.length === 0) return;
       const loadStarted = performance.now();
-      const counts = await loadWindows(db, world, later, loadOptions);
+      // On a thread of its own: the server answers while the older days load.
+      const executions = await loadInBackground(db, plan, later, {
+        signal: io.signal,
+        fullDetailFrom: state.fullDetailFrom,
+        onWindow: (w) => markLoaded(w, true),
+      });
       if (!io.signal.aborted) {
         say(
-          `demo history complete: ${count(counts.execution)} more executions loaded in ` +
+          `demo history complete: ${count(executions)} more executions loaded in ` +
             `${((performance.now() - loadStarted) / 1000).toFixed(1)} s`,
         );
       }

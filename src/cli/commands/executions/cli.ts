@@ -15,6 +15,7 @@ interface ExecutionsOptions extends ConnectionOptions {
   since?: Date;
   until?: Date;
   search?: string;
+  fingerprint?: string;
   limit: number;
 }
 
@@ -32,6 +33,10 @@ export function register(program: Command): void {
       .option('--since <when>', 'started at or after: 24h, 7d, a date or a date-time', instantOption)
       .option('--until <when>', 'started at or before: 1h, a date or a date-time', instantOption)
       .option('--search <text>', "case-insensitive part of the execution's id or uuid or the workflow name")
+      .option(
+        '--fingerprint <fingerprint>',
+        'only executions with an error of this group (at execution or capability level; `wfapi errors` shows them)',
+      )
       .option('--limit <n>', 'show at most n executions', integerOption(1), 50),
   ).action(
     withClient(
@@ -44,6 +49,7 @@ export function register(program: Command): void {
             from: options.since,
             to: options.until,
             search: options.search,
+            errorFingerprint: options.fingerprint,
           },
           options.limit,
         );

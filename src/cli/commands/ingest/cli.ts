@@ -19,6 +19,12 @@ function printSummary(source: string, summary: IngestSummary): void {
   if (summary.rejectedCount > SHOWN_REJECTIONS) {
     process.stderr.write(`... and ${summary.rejectedCount - SHOWN_REJECTIONS} more rejected lines\n`);
   }
+  if (summary.rejected.some((rejection) => rejection.error.startsWith('unknown organizationId'))) {
+    process.stderr.write(
+      'hint: records are accepted only for an organization that exists on the server: `wfapi orgs list` shows ' +
+        'them, `wfapi orgs create` makes one, and `wfapi simulate --org <id>` (or --create-org) writes records for it\n',
+    );
+  }
 }
 
 export function register(program: Command): void {

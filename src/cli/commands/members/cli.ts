@@ -2,7 +2,14 @@ import { type Command, Option } from 'commander';
 import { type MemberType, MemberTypeValues } from '../../../schema/schema-types.generated.js';
 import { type AdminFlags, adminSubcommand, connectionOf, printResult } from '../../admin-command.js';
 import { CliError, EXIT } from '../../run.js';
-import { createMember, renderCreatedMember, renderDeployAccess, setDeployAccess } from './main.js';
+import {
+  createMember,
+  listMembers,
+  renderCreatedMember,
+  renderDeployAccess,
+  renderMembers,
+  setDeployAccess,
+} from './main.js';
 
 export function register(program: Command): void {
   const members = program
@@ -35,6 +42,12 @@ export function register(program: Command): void {
         printResult(result, flags, renderCreatedMember, process.env);
       },
     );
+
+  adminSubcommand(members, 'list', 'List the members of an organization with their ids and deploy access')
+    .requiredOption('--org <organizationId>', 'the organization (`wfapi orgs list` shows the ids)')
+    .action(async (flags: AdminFlags & { org: string }) => {
+      printResult(await listMembers(connectionOf(flags), flags.org), flags, renderMembers, process.env);
+    });
 
   adminSubcommand(members, 'deploy-access <memberId>', "Approve or revoke a member's deploy access")
     .addOption(new Option('--approve', 'grant deploy access').conflicts('revoke'))

@@ -1,8 +1,8 @@
-import type { CreateMemberInput } from '../../../admin/admin-types.generated.js';
+import type { CreateMemberInput, Member } from '../../../admin/admin-types.generated.js';
 import type { OrganizationAccount } from '../../../schema/schema-types.generated.js';
 import { type AdminConnection, adminRequest } from '../../admin-client.js';
 import type { Palette } from '../../render/colors.js';
-import { renderFields } from '../../render/table.js';
+import { renderFields, renderTable } from '../../render/table.js';
 import { formatInstant } from '../../time-input.js';
 
 const ACCOUNT_FIELDS =
@@ -41,6 +41,20 @@ export async function setDeployAccess(
   return { ...data.setDeployAccess, deployAccess: approved };
 }
 
+/** The members of an organization, oldest first, with their deploy access. */
+export async function listMembers(connection: AdminConnection, organizationId: string): Promise<Member[]> {
+  const data = await adminRequest<{ members: Member[] }>(
+    connection,
+    `query Members($input: MembersInput!) {
+      members(input: $input) {
+        memberId organizationId emailAddress displayName memberType memberStatus deployAccess createdAt joinedAt
+      }
+    }`,
+    { input: { organizationId } },
+  );
+  return data.members;
+}
+
 const deployAccessText = (approved: boolean) =>
   approved ? 'approved: its API keys work on /graphql' : 'not approved: its API keys are refused with 403';
 
@@ -61,3 +75,23 @@ export function renderCreatedMember(member: MemberResult, p: Palette): string {
 
 export const renderDeployAccess = (member: MemberResult): string =>
   `Deploy access of member ${member.memberId} <${member.emailAddress}> ${deployAccessText(member.deployAccess)}.`;
+
+export function renderMembers(members: readonly Member[], p: Palette): string {
+  if (members.length === 0) return 'No members in this organization: `wfapi members create` adds one.';
+  return renderTable(
+    members,
+    [
+      { header: 'MEMBER ID', value: (m) => m.memberId },
+      { header: 'NAME', value: (m) => m.displayName, style: (text) => p.bold(text), max: 32 },
+      { header: 'EMAIL', value: (m) => m.emailAddress, max: 40 },
+      { header: 'ROLE', value: (m) => [m.memberType, m.memberStatus].filter(Boolean).join(', ') },
+      {
+        header: 'DEPLOY ACCESS',
+        value: (m) => (m.deployAccess ? 'yes' : 'no (keys get 403)'),
+        style: (text, m) => (m.deployAccess ? p.green(text) : p.yellow(text)),
+      },
+      { header: 'CREATED', value: (m) => formatInstant(m.createdAt) },
+    ],
+    p,
+  );
+}

@@ -7,8 +7,10 @@ import { type AdminFlags, adminSubcommand, connectionOf, printResult } from '../
 import {
   createOrganization,
   deleteOrganization,
+  listOrganizations,
   renderCreatedOrganization,
   renderDeletedOrganization,
+  renderOrganizations,
 } from './main.js';
 
 export function register(program: Command): void {
@@ -30,6 +32,12 @@ export function register(program: Command): void {
       });
       printResult(organization, flags, renderCreatedOrganization, process.env);
     });
+
+  adminSubcommand(orgs, 'list', 'List every organization, oldest first, with its id and status').action(
+    async (flags: AdminFlags) => {
+      printResult(await listOrganizations(connectionOf(flags)), flags, renderOrganizations, process.env);
+    },
+  );
 
   adminSubcommand(
     orgs,

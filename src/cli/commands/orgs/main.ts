@@ -2,7 +2,7 @@ import type { CreateOrganizationInput } from '../../../admin/admin-types.generat
 import type { Organization } from '../../../schema/schema-types.generated.js';
 import { type AdminConnection, adminRequest } from '../../admin-client.js';
 import type { Palette } from '../../render/colors.js';
-import { renderFields } from '../../render/table.js';
+import { renderFields, renderTable } from '../../render/table.js';
 import { formatInstant } from '../../time-input.js';
 
 const ORGANIZATION_FIELDS =
@@ -20,6 +20,16 @@ export async function createOrganization(
     { input },
   );
   return data.createOrganization;
+}
+
+/** Every organization of the server, oldest first, deleted ones included. */
+export async function listOrganizations(connection: AdminConnection): Promise<Organization[]> {
+  const data = await adminRequest<{ organizations: Organization[] }>(
+    connection,
+    `query Organizations { organizations { ${ORGANIZATION_FIELDS} } }`,
+    {},
+  );
+  return data.organizations;
 }
 
 /** Marks the organization DELETED: its data stays, its API keys are refused with 403. */
@@ -58,3 +68,23 @@ export const renderCreatedOrganization = (organization: Organization, p: Palette
 export const renderDeletedOrganization = (organization: Organization, p: Palette): string =>
   `Organization ${organization.organizationId} (${p.bold(organization.displayName)}) is deleted: ` +
   'its API keys are refused with 403 from now on.';
+
+export function renderOrganizations(organizations: readonly Organization[], p: Palette): string {
+  if (organizations.length === 0) return 'No organizations yet: `wfapi orgs create --name <name>` makes one.';
+  return renderTable(
+    organizations,
+    [
+      { header: 'ORGANIZATION ID', value: (o) => o.organizationId },
+      { header: 'NAME', value: (o) => o.displayName, style: (text) => p.bold(text), max: 40 },
+      {
+        header: 'STATUS',
+        value: (o) => o.activeStatus,
+        style: (text, o) => (o.activeStatus === 'ACTIVE' ? text : p.red(text)),
+      },
+      { header: 'RESTRICTION', value: (o) => o.restrictionStatus },
+      { header: 'TENANT', value: (o) => String(o.tenantId), align: 'right' },
+      { header: 'CREATED', value: (o) => formatInstant(o.createdAt) },
+    ],
+    p,
+  );
+}

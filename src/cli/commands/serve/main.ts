@@ -1,5 +1,6 @@
 import { type App, buildApp } from '../../../app.js';
 import { type Config, loadConfig } from '../../../config.js';
+import { consoleLink } from '../../../console/index.js';
 import { CliError } from '../../run.js';
 import { checkPortFree, listenFailure } from './port-check.js';
 
@@ -35,6 +36,12 @@ export async function startServer(config: Config): Promise<{ app: App; url: stri
   }
   const stop = (signal: string) => {
     app.server.log.info({ signal }, 'draining in-flight requests');
+    // The drain cuts connections at the grace deadline; this bounds what may still run after it
+    // (a batch being committed, the database closing).
+    setTimeout(() => {
+      app.server.log.warn('shutdown grace exceeded; exiting');
+      process.exit(1);
+    }, app.config.shutdownGraceMs + 2_000).unref();
     app.close().then(
       () => process.exit(0),
       () => process.exit(1),
@@ -57,7 +64,7 @@ export async function serve(
   }
   const { url } = await startServer(config);
   process.stderr.write(
-    `wfapi listening on ${url}/graphql (${config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}`})\n`,
+    `wfapi listening on ${url}/graphql (${config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}`}); console at ${consoleLink(url)}\n`,
   );
 }
 

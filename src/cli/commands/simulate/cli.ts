@@ -13,7 +13,8 @@ function describe(counts: RecordCounts): string {
     .join(', ');
 }
 
-function printSummary(summary: SimulateSummary): void {
+/** The created organization goes to standard output, unless the records already do. */
+function printSummary(summary: SimulateSummary, recordsOnStdout: boolean): void {
   const total = totalRecords(summary.counts);
   const rate = Math.round(total / Math.max(summary.seconds, 0.001));
   process.stderr.write(
@@ -32,7 +33,7 @@ function printSummary(summary: SimulateSummary): void {
     process.stderr.write(`... and ${number(summary.rejectedCount - SHOWN_REJECTIONS)} more rejected lines\n`);
   }
   if (summary.tenant) {
-    process.stdout.write(
+    (recordsOnStdout ? process.stderr : process.stdout).write(
       `organization  ${summary.tenant.displayName} (${summary.tenant.organizationId})\n` +
         `member        ${summary.tenant.memberEmail} (ROOT, deploy access)\n` +
         `API key       ${summary.tenant.apiKey}\n` +
@@ -53,13 +54,25 @@ export function register(program: Command): void {
     .option('--workflows <n>', 'workflows of the organization', '20')
     .option(
       '--executions <n>',
-      'executions expected in the history (the actual count is within a few %)',
+      'exactly this many executions start in the history (--live then goes on at about the same rate)',
       '100000',
     )
     .option('--until <time>', 'end of the history, RFC 3339 (default: now)')
     .option(
-      '--organization-id <uuid>',
-      'organization the records belong to (default: derived from the seed, or created with --to and --admin-token)',
+      '--org <organizationId>',
+      'the existing organization the records belong to (`wfapi orgs list` shows the ids)',
+    )
+    .addOption(new Option('--organization-id <uuid>', 'the older name of --org').hideHelp())
+    .option(
+      '--create-org',
+      "first create an organization, a member with deploy access and an API key through the server's " +
+        'admin interface (--to, else --url), and print them; the records belong to it',
+    )
+    .addOption(
+      new Option(
+        '--url <url>',
+        'the server --create-org creates the organization on, without --to (default http://127.0.0.1:4000)',
+      ).env('WFAPI_URL'),
     )
     .option(
       '--detail <level>',
@@ -72,7 +85,7 @@ export function register(program: Command): void {
     .addOption(
       new Option(
         '--admin-token <token>',
-        'with --to and no --organization-id: create an organization, a member and an API key first',
+        'admin token for --create-org; with --to and no --org, it creates the organization too',
       ).env('WFAPI_ADMIN_TOKEN'),
     )
     .option('--live', 'after the history, keep producing what happens in real time until interrupted')
@@ -105,7 +118,7 @@ export function register(program: Command): void {
           onNotice: (text) => process.stderr.write(`${text}\n`),
         });
         bar?.stop();
-        printSummary(summary);
+        printSummary(summary, settings.to === undefined && settings.out === undefined);
         if (summary.rejectedCount > 0) process.exitCode = EXIT.FAILURE;
         else if (controller.signal.aborted && !settings.live) {
           process.stderr.write('interrupted: the output is incomplete\n');

@@ -14,6 +14,8 @@ import {
   recordsBetween,
   type SimulationPlan,
 } from '../../../simulate/index.js';
+import { adminEndpointOf } from '../../admin-client.js';
+import { DEFAULT_URL } from '../../client-options.js';
 import { CliError, EXIT } from '../../run.js';
 import { upload, write } from './output.js';
 import { type CreatedTenant, createTenant } from './tenant.js';
@@ -24,7 +26,11 @@ export interface SimulateFlags {
   workflows: string;
   executions: string;
   until?: string | undefined;
+  org?: string | undefined;
+  /** The older name of --org, still accepted. */
   organizationId?: string | undefined;
+  createOrg?: boolean | undefined;
+  url?: string | undefined;
   detail: string;
   out?: string | undefined;
   to?: string | undefined;
@@ -39,12 +45,17 @@ export interface SimulateSettings {
   readonly workflows: number;
   readonly executions: number;
   readonly until: number;
-  /** Absent: derived from the seed, or created on the target with the admin token. */
+  /** Absent: created on a server (see `createOn`), or else derived from the seed. */
   readonly organizationId: string | undefined;
+  /**
+   * The server whose admin interface creates the organization, a ROOT member with deploy access
+   * and an API key before anything is generated: `--create-org`, or `--to` with an admin token
+   * and no `--org`.
+   */
+  readonly createOn: { readonly url: string; readonly adminToken: string } | undefined;
   readonly detail: Detail;
   readonly out: string | undefined;
   readonly to: IngestTarget | undefined;
-  readonly adminToken: string | undefined;
   readonly live: boolean;
 }
 
@@ -95,10 +106,14 @@ export function simulateSettings(flags: SimulateFlags, now = Date.now()): Simula
     usage(`--until must be an RFC 3339 time such as 2026-03-01T00:00:00Z, got "${flags.until}"`);
   if (until > now + 60_000) usage('--until must not be in the future');
   if (until - days * DAY < EARLIEST_START) usage('--until minus --days must be after 1970-04-11');
+  if (flags.org !== undefined && flags.organizationId !== undefined && flags.org !== flags.organizationId)
+    usage('--org and --organization-id name two organizations; pass one');
+  const orgFlag = flags.org ?? flags.organizationId;
   const organizationId =
-    flags.organizationId === undefined
+    orgFlag === undefined
       ? undefined
-      : (normalizeUuid(flags.organizationId) ?? usage('--organization-id must be a uuid'));
+      : (normalizeUuid(orgFlag) ?? usage('--org must be an organization id (a uuid)'));
+  if (organizationId !== undefined && flags.createOrg) usage('--org and --create-org exclude each other');
   if (!(DETAILS as readonly string[]).includes(flags.detail))
     usage(`--detail must be one of ${DETAILS.join(', ')}`);
   if (flags.out !== undefined && flags.to !== undefined) usage('--out and --to exclude each other');
@@ -106,13 +121,21 @@ export function simulateSettings(flags: SimulateFlags, now = Date.now()): Simula
   if (flags.to !== undefined) {
     if (!/^https?:\/\/[^/]/.test(flags.to)) usage(`--to must be an http(s) URL, got "${flags.to}"`);
     if (!flags.token) usage('--to needs the ingest token: --token or WFAPI_INGEST_TOKEN');
-    if (organizationId === undefined && !flags.adminToken) {
+    to = { url: flags.to, token: flags.token };
+  }
+  let createOn: SimulateSettings['createOn'];
+  if (flags.createOrg || (to !== undefined && organizationId === undefined)) {
+    const url = to?.url ?? flags.url ?? DEFAULT_URL;
+    if (!flags.adminToken) {
       usage(
-        '--to needs the organization the records belong to: --organization-id of an existing one, ' +
-          'or --admin-token (WFAPI_ADMIN_TOKEN) to create one',
+        flags.createOrg
+          ? '--create-org needs the admin token: --admin-token or WFAPI_ADMIN_TOKEN'
+          : '--to needs the organization the records belong to: --org of an existing one (`wfapi orgs list`), ' +
+              'or --admin-token (WFAPI_ADMIN_TOKEN) to create one',
       );
     }
-    to = { url: flags.to, token: flags.token };
+    if (!adminEndpointOf(url)) usage(`--url must be an http(s) URL, got "${url}"`);
+    createOn = { url, adminToken: flags.adminToken };
   }
   return {
     seed: flags.seed,
@@ -121,10 +144,10 @@ export function simulateSettings(flags: SimulateFlags, now = Date.now()): Simula
     executions: numberFlag(flags.executions, '--executions', 0, 1_000_000_000, true),
     until,
     organizationId,
+    createOn,
     detail: flags.detail as Detail,
     out: flags.out,
     to,
-    adminToken: flags.adminToken,
     live: flags.live === true,
   };
 }
@@ -137,15 +160,15 @@ export async function simulateMain(settings: SimulateSettings, io: SimulateIo): 
   const started = performance.now();
   const profile = organizationProfile(settings.seed);
   let tenant: CreatedTenant | undefined;
-  if (settings.organizationId === undefined && settings.to && settings.adminToken) {
-    tenant = await createTenant(settings.to.url, settings.adminToken, profile);
+  if (settings.createOn) {
+    tenant = await createTenant(settings.createOn.url, settings.createOn.adminToken, profile);
     io.onNotice?.(`created organization "${tenant.displayName}" (${tenant.organizationId})`);
   }
   const organizationId = settings.organizationId ?? tenant?.organizationId ?? profile.defaultId;
   if (settings.organizationId === undefined && !tenant) {
     io.onNotice?.(
-      `records belong to organization ${organizationId} (derived from the seed); ` +
-        'ingestion rejects them unless it exists: pass --organization-id of an existing organization',
+      `records belong to organization ${organizationId} (derived from the seed), which a server rejects ` +
+        'unless it exists: pass --org <id> of an existing organization (`wfapi orgs list`) or --create-org',
     );
   }
   const plan: SimulationPlan = {

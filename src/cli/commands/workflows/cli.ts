@@ -1,26 +1,43 @@
-import type { Command } from 'commander';
-import { type ItemOf, WorkflowDeploymentStatusValues } from '../../../client/index.js';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { WorkflowDeploymentStatusValues } from '../../../client/index.js';
 import { type ConnectionOptions, withClient, withConnectionOptions } from '../../client-options.js';
 import type { Collected } from '../../collect-pages.js';
 import { enumListOption, integerOption } from '../../option-parsers.js';
 import { type Palette, statusStyle, stdoutPalette } from '../../render/colors.js';
 import { writeJson, writeText } from '../../render/output.js';
-import { countLine, renderTable } from '../../render/table.js';
-import { formatInstant } from '../../time-input.js';
-import { listWorkflows } from './main.js';
+import { countLine, formatPercent, renderTable } from '../../render/table.js';
+import { formatInstant, parseDuration } from '../../time-input.js';
+import { listWorkflows, SORTS, type Sort, type WorkflowRow } from './main.js';
+
+/** A window as typed (`24h`, shown in the headers) and in milliseconds. */
+interface Window {
+  readonly text: string;
+  readonly ms: number;
+}
 
 interface WorkflowsOptions extends ConnectionOptions {
   search?: string;
   status?: (typeof WorkflowDeploymentStatusValues)[number][];
   owner?: string[];
   limit?: number;
+  window: Window;
+  sort?: Sort;
+}
+
+function windowOption(text: string): Window {
+  const ms = parseDuration(text);
+  if (ms === undefined || ms <= 0)
+    throw new InvalidArgumentError('Expected a duration such as 1h, 24h, 7d or 30d.');
+  return { text: text.trim().toLowerCase(), ms };
 }
 
 export function register(program: Command): void {
   withConnectionOptions(
     program
       .command('workflows')
-      .description('List the workflows of the organization with their all-time execution counts')
+      .description(
+        'List the workflows of the organization: status, runs and failure rate over a window, all-time executions',
+      )
       .option('--search <text>', 'case-insensitive part of the name')
       .option(
         '--status <statuses>',
@@ -31,6 +48,18 @@ export function register(program: Command): void {
         ...previous,
         value,
       ])
+      .addOption(
+        new Option('--window <duration>', 'the recent past RUNS and FAILURE RATE cover, back from now')
+          .argParser(windowOption)
+          .default(windowOption('24h'), '24h'),
+      )
+      .addOption(
+        new Option(
+          '--sort <order>',
+          'name (A-Z), status, last-run (latest first), failure-rate or runs (highest over the window first); ' +
+            'default: most recently registered first',
+        ).choices(SORTS),
+      )
       .option('--limit <n>', 'show at most n workflows (default: all)', integerOption(1)),
   ).action(
     withClient(
@@ -38,36 +67,41 @@ export function register(program: Command): void {
         const result = await listWorkflows(
           client,
           { search: options.search, status: options.status, workflowOwnerAddress: options.owner },
-          options.limit,
+          { limit: options.limit, sort: options.sort, from: new Date(Date.now() - options.window.ms) },
         );
         if (options.json) writeJson(result.items);
-        else writeText(render(result, stdoutPalette(process.env)));
+        else writeText(render(result, options.window, stdoutPalette(process.env)));
       },
       (options) => options,
     ),
   );
 }
 
-function render({ count, items }: Collected<ItemOf<'workflows'>>, p: Palette): string {
+function render({ count, items }: Collected<WorkflowRow>, window: Window, p: Palette): string {
   if (count === 0) return p.dim('no workflows match');
+  const span = window.text.toUpperCase();
   const table = renderTable(
     items,
     [
       { header: 'NAME', value: (w) => w.name, style: (text) => p.bold(text), max: 40 },
       { header: 'UUID', value: (w) => w.uuid },
       { header: 'STATUS', value: (w) => w.status, style: (text, w) => p[statusStyle(w.status)](text) },
-      { header: 'EXECUTIONS', value: (w) => String(w.executionCount), align: 'right' },
-      { header: 'OK', value: (w) => String(w.executionCountByStatus.success), align: 'right' },
+      { header: `RUNS ${span}`, value: (w) => String(w.window.executionCount), align: 'right' },
       {
-        header: 'FAILED',
-        value: (w) => String(w.executionCountByStatus.failure),
+        header: `FAILURE RATE ${span}`,
+        value: (w) =>
+          w.window.failureRate === null
+            ? '-'
+            : `${formatPercent(w.window.failureRate)} (${w.window.failure})`,
         align: 'right',
-        style: (text, w) => (w.executionCountByStatus.failure ? p.red(text) : text),
+        style: (text, w) => (w.window.failure ? p.red(text) : text),
       },
+      { header: 'EXECUTIONS', value: (w) => String(w.executionCount), align: 'right' },
       { header: 'CREDIT', value: (w) => w.creditUsed ?? '0', align: 'right' },
       { header: 'LAST EXECUTION', value: (w) => (w.executedAt ? formatInstant(w.executedAt) : '-') },
     ],
     p,
   );
-  return `${table}\n${p.dim(countLine(items.length, count, 'workflow'))}`;
+  const note = `RUNS and FAILURE RATE: executions started in the last ${window.text} (failed of finished); EXECUTIONS: all time`;
+  return `${table}\n${p.dim(countLine(items.length, count, 'workflow'))}\n${p.dim(note)}`;
 }

@@ -1,0 +1,91 @@
+/**
+ * Ingestion throughput of this checkout against an earlier version, side by side in one run:
+ * rounds alternate which version goes first, each on a fresh database, the same datasets
+ * (bench/lib/ingest-lines.ts); the figure is the median of the per-round ratios new / old, so a
+ * noisy machine slows both sides alike.
+ *
+ *   node --import tsx bench/ingest-compare.ts [--ref 7f62f32] [--rounds 3] [--executions N] [--events N] [--logs N] [--db pglite,postgres]
+ *
+ * The earlier version is exported with `git archive` into a temporary directory, shares this
+ * checkout's node_modules (the dependencies must match) and is compiled there.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { type IngestFigure, measureIngestion } from './lib/ingest-lines.js';
+import { median } from './lib/stats.js';
+
+const { values: args } = parseArgs({
+  options: {
+    ref: { type: 'string', default: '7f62f32' },
+    rounds: { type: 'string', default: '3' },
+    executions: { type: 'string', default: '30000' },
+    events: { type: 'string', default: '30000' },
+    logs: { type: 'string', default: '60000' },
+    db: { type: 'string', default: 'pglite,postgres' },
+  },
+});
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const COUNTS = { executions: Number(args.executions), events: Number(args.events), logs: Number(args.logs) };
+
+/** The earlier version, compiled, in its own directory; returns its CLI. */
+function checkoutRef(ref: string): string {
+  const sha = execFileSync('git', ['rev-parse', '--short', ref], { cwd: ROOT }).toString().trim();
+  const dir = join(tmpdir(), `wfapi-bench-ref-${sha}`);
+  const cli = join(dir, 'bin', 'wfapi.js');
+  if (existsSync(join(dir, 'dist'))) return cli;
+  mkdirSync(dir, { recursive: true });
+  execFileSync('sh', ['-c', `git archive ${sha} | tar -x -C ${dir}`], { cwd: ROOT });
+  if (!existsSync(join(dir, 'node_modules')))
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  const built = spawnSync(
+    'sh',
+    ['-c', `${join(ROOT, 'node_modules/.bin/tsc')} -p tsconfig.build.json && node scripts/copy-assets.mjs`],
+    { cwd: dir, stdio: 'inherit' },
+  );
+  if (built.status !== 0) throw new Error(`building ${ref} failed`);
+  return cli;
+}
+
+const oldCli = checkoutRef(args.ref);
+const rows: Array<{ database: string; records: string; old: number[]; current: number[]; ratios: number[] }> =
+  [];
+for (const kind of args.db.split(',')) {
+  for (let round = 0; round < Number(args.rounds); round++) {
+    const order = round % 2 === 0 ? (['old', 'current'] as const) : (['current', 'old'] as const);
+    const figures: Record<string, IngestFigure[]> = {};
+    for (const side of order) {
+      figures[side] = await measureIngestion(kind, COUNTS, side === 'old' ? { cli: oldCli } : {});
+    }
+    for (const [i, current] of figures.current!.entries()) {
+      const old = figures.old![i]!;
+      let row = rows.find((r) => r.database === kind && r.records === current.records);
+      if (!row) {
+        row = { database: kind, records: current.records, old: [], current: [], ratios: [] };
+        rows.push(row);
+      }
+      row.old.push(old.perSecond);
+      row.current.push(current.perSecond);
+      row.ratios.push(current.perSecond / old.perSecond);
+    }
+    process.stderr.write(`${kind}: round ${round + 1} done\n`);
+  }
+}
+
+const command = `node --import tsx bench/ingest-compare.ts --ref ${args.ref} --rounds ${args.rounds} --executions ${COUNTS.executions} --events ${COUNTS.events} --logs ${COUNTS.logs} --db ${args.db}`;
+const lines = [
+  `command: ${command}`,
+  `Node ${process.version}; medians of ${args.rounds} alternating rounds; ratio = this checkout / ${args.ref}`,
+  '',
+  '| database | records | count | old records/s | new records/s | new / old |',
+  '| --- | --- | ---: | ---: | ---: | ---: |',
+  ...rows.map(
+    (r) =>
+      `| ${r.database} | ${r.records} | ${COUNTS[r.records === 'log lines' ? 'logs' : (r.records as 'executions' | 'events')]} | ${Math.round(median(r.old))} | ${Math.round(median(r.current))} | ${median(r.ratios).toFixed(2)} |`,
+  ),
+];
+console.log(lines.join('\n'));
+writeFileSync(join(ROOT, 'bench/results/ingest-compare.md'), `${lines.join('\n')}\n`);

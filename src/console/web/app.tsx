@@ -1,0 +1,170 @@
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { AuthenticationError, createClient, describeError } from './api.js';
+import { forgetKey, storedKey, storeKey, takeKeyFromFragment } from './key-store.js';
+import { Link, Time } from './parts/basics.js';
+import { href, useRoute, type ViewName } from './route.js';
+import { type Session, SessionContext } from './session.js';
+import { formatAge } from './time.js';
+import { ErrorsView } from './views/errors.js';
+import { ExecutionView } from './views/execution.js';
+import { OverviewView } from './views/overview.js';
+import { WorkflowView } from './views/workflow.js';
+import { WorkflowsView } from './views/workflows.js';
+
+/** Views refresh on their own this often, unless paused. */
+const REFRESH_MS = 15_000;
+/** Data older than this shows the freshness badge as stale. */
+const STALE_MS = 5 * 60_000;
+
+takeKeyFromFragment();
+
+export function App() {
+  const [key, setKey] = useState(storedKey);
+  const [refusal, setRefusal] = useState<string | undefined>(undefined);
+  if (!key) {
+    return (
+      <KeyForm
+        message={refusal}
+        onKey={(k) => {
+          storeKey(k);
+          setRefusal(undefined);
+          setKey(k);
+        }}
+      />
+    );
+  }
+  return (
+    <SignedIn
+      apiKey={key}
+      onRefused={(message) => {
+        forgetKey();
+        setRefusal(message);
+        setKey(undefined);
+      }}
+    />
+  );
+}
+
+/**
+ * Asks for a key once; it is checked with one request (getOrganization) before it is kept, so a
+ * bad key is refused here with the API's own message.
+ */
+function KeyForm({ message, onKey }: { message: string | undefined; onKey: (key: string) => void }) {
+  const [value, setValue] = useState('');
+  const [error, setError] = useState(message);
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const key = value.trim();
+    if (!key) {
+      setError('Paste an API key first.');
+      return;
+    }
+    setBusy(true);
+    try {
+      await createClient(key, () => undefined).getOrganization();
+      onKey(key);
+    } catch (failure) {
+      setError(
+        failure instanceof AuthenticationError
+          ? `The API refused the key: ${failure.message}`
+          : describeError(failure),
+      );
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <main class="key-page">
+      <form class="card key-form" onSubmit={submit}>
+        <h1>wfapi console</h1>
+        <p>
+          Paste your API key. It stays in this tab only (session storage) and is sent to this server's{' '}
+          <code>/graphql</code> and nowhere else.
+        </p>
+        <label for="api-key">API key</label>
+        <input
+          id="api-key"
+          name="api-key"
+          type="password"
+          autocomplete="off"
+          spellcheck={false}
+          value={value}
+          onInput={(e) => setValue((e.target as HTMLInputElement).value)}
+          aria-describedby={error ? 'key-error' : undefined}
+        />
+        {error && (
+          <p id="key-error" class="error-note" role="alert">
+            {error}
+          </p>
+        )}
+        <button type="submit" disabled={busy}>
+          {busy ? 'Checking…' : 'Open the console'}
+        </button>
+        <p class="muted">
+          <code>npm start</code> prints a link that signs in with the demo key. GraphiQL is at{' '}
+          <a href="/graphql">/graphql</a>.
+        </p>
+      </form>
+    </main>
+  );
+}
+
+const NAV: ReadonlyArray<[ViewName, string]> = [
+  ['overview', 'Overview'],
+  ['workflows', 'Workflows'],
+  ['errors', 'Errors'],
+];
+
+function SignedIn({ apiKey, onRefused }: { apiKey: string; onRefused: (message: string) => void }) {
+  const [dataAsOf, setDataAsOf] = useState<string | undefined>(undefined);
+  const client = useMemo(() => createClient(apiKey, setDataAsOf), [apiKey]);
+  const [paused, setPaused] = useState(false);
+  const [tick, setTick] = useState(0);
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    if (paused) return;
+    const timer = setInterval(() => {
+      if (document.visibilityState === 'visible') setTick((t) => t + 1);
+      setNow(Date.now());
+    }, REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [paused]);
+  const session: Session = useMemo(() => ({ client, tick, refuseKey: onRefused }), [client, tick, onRefused]);
+  const route = useRoute();
+  const current = route.view === 'workflow' || route.view === 'execution' ? 'workflows' : route.view;
+  const stale = dataAsOf !== undefined && now - Date.parse(dataAsOf) > STALE_MS;
+  return (
+    <SessionContext.Provider value={session}>
+      <header class="top">
+        <span class="brand">wfapi</span>
+        <nav aria-label="Views">
+          {NAV.map(([view, label]) => (
+            <Link key={view} href={href(view)} aria-current={current === view ? 'page' : undefined}>
+              {label}
+            </Link>
+          ))}
+        </nav>
+        <span class="spacer" />
+        {dataAsOf && (
+          <span class={`badge ${stale ? 'stale' : 'fresh'}`} data-freshness={dataAsOf}>
+            data as of <Time iso={dataAsOf} /> ({formatAge(dataAsOf, now)} ago)
+          </span>
+        )}
+        <button type="button" class="quiet-button" onClick={() => setPaused((p) => !p)} aria-pressed={paused}>
+          {paused ? 'Resume refresh' : 'Pause refresh'}
+        </button>
+        <button type="button" class="quiet-button" onClick={() => onRefused('Signed out.')}>
+          Sign out
+        </button>
+      </header>
+      <main class="page" key={route.view}>
+        {route.view === 'overview' && <OverviewView params={route.params} />}
+        {route.view === 'workflows' && <WorkflowsView params={route.params} />}
+        {route.view === 'workflow' && <WorkflowView params={route.params} />}
+        {route.view === 'execution' && <ExecutionView params={route.params} />}
+        {route.view === 'errors' && <ErrorsView params={route.params} />}
+      </main>
+    </SessionContext.Provider>
+  );
+}

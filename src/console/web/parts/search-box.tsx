@@ -1,0 +1,38 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+
+/**
+ * A text filter that reports its value after a short pause in typing, so a word typed is one
+ * question to the API, not one per key.
+ */
+export function SearchBox({
+  label,
+  value,
+  onChange,
+  placeholder,
+}: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  placeholder?: string;
+}) {
+  const [text, setText] = useState(value);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(() => setText(value), [value]);
+  useEffect(() => () => clearTimeout(timer.current), []);
+  return (
+    <label class="search">
+      <span>{label}</span>
+      <input
+        type="search"
+        value={text}
+        placeholder={placeholder}
+        onInput={(event) => {
+          const next = (event.target as HTMLInputElement).value;
+          setText(next);
+          clearTimeout(timer.current);
+          timer.current = setTimeout(() => onChange(next), 300);
+        }}
+      />
+    </label>
+  );
+}

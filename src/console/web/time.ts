@@ -1,0 +1,69 @@
+/** Time windows the views offer; the bucket width is the API's choice for the range. */
+export const WINDOWS = {
+  '1h': 3_600_000,
+  '24h': 86_400_000,
+  '7d': 7 * 86_400_000,
+  '30d': 30 * 86_400_000,
+} as const;
+export type WindowName = keyof typeof WINDOWS;
+
+export function windowParam(params: URLSearchParams, fallback: WindowName = '24h'): WindowName {
+  const value = params.get('window');
+  return value !== null && Object.hasOwn(WINDOWS, value) ? (value as WindowName) : fallback;
+}
+
+/** The window ending now, as the API's Time strings. */
+export function windowRange(name: WindowName, now = Date.now()): { from: string; to: string } {
+  return { from: new Date(now - WINDOWS[name]).toISOString(), to: new Date(now).toISOString() };
+}
+
+const local = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+const localShort = new Intl.DateTimeFormat(undefined, {
+  month: 'short',
+  day: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+});
+
+/** An instant in the viewer's time zone. */
+export function formatLocal(iso: string, short = false): string {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : (short ? localShort : local).format(date);
+}
+
+/** The same instant in UTC, for the hover title. */
+export function formatUtc(iso: string): string {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime())
+    ? iso
+    : `${date
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.000Z$|Z$/, '')} UTC`;
+}
+
+/** A duration in milliseconds as people read it: 840 ms, 12.4 s, 3 min 05 s. */
+export function formatDuration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || Number.isNaN(ms)) return '–';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+  const minutes = Math.floor(ms / 60_000);
+  const seconds = Math.round((ms % 60_000) / 1000);
+  return minutes < 60
+    ? `${minutes} min ${String(seconds).padStart(2, '0')} s`
+    : `${(minutes / 60).toFixed(1)} h`;
+}
+
+/** How long ago, coarsely: 12 s, 4 min, 3 h, 2 d. */
+export function formatAge(iso: string, now = Date.now()): string {
+  const ms = Math.max(0, now - Date.parse(iso));
+  if (ms < 60_000) return `${Math.round(ms / 1000)} s`;
+  if (ms < 3_600_000) return `${Math.round(ms / 60_000)} min`;
+  if (ms < 86_400_000) return `${Math.round(ms / 3_600_000)} h`;
+  return `${Math.round(ms / 86_400_000)} d`;
+}
+
+/** A share as a percentage with one decimal, or – when there is nothing to divide. */
+export function formatRate(part: number, whole: number): string {
+  return whole === 0 ? '–' : `${((part / whole) * 100).toFixed(1)} %`;
+}

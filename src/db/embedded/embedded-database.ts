@@ -1,0 +1,203 @@
+import type { Database, Transaction } from '../database.js';
+import { canceledError, connectionError } from '../db-errors.js';
+import { keepPrivate } from '../private-files.js';
+import type { Statement } from './protocol.js';
+import { runTransaction } from './run-transaction.js';
+import { WorkerConnection } from './worker-connection.js';
+
+/** A holder of the one connection: what `lease` hands out, for one statement or a transaction. */
+export interface Lease {
+  /** Runs a statement; with `signal`, aborting it cancels the statement (see EmbeddedDatabase). */
+  run(statement: Statement, signal?: AbortSignal): Promise<unknown[]>;
+  release(): void;
+}
+
+interface Waiter {
+  grant(): void;
+  readonly signal: AbortSignal | undefined;
+  refuse(error: Error): void;
+}
+
+/**
+ * The embedded database run off the request thread: a worker thread owns PGlite (one
+ * connection) and this side hands that connection to one holder at a time, in arrival order:
+ * a single statement, or a transaction for its whole length. The request thread only passes
+ * messages, so it stays free while statements run (a health check answers during a bulk load).
+ *
+ * Cancellation: a statement of an aborted caller that has not started is dropped; one that is
+ * running cannot be interrupted inside PGlite, so its worker is terminated and a new one opened
+ * on the same data directory (as after a crash, PostgreSQL recovers from its write-ahead log).
+ * Callers queued meanwhile wait and then run on the new worker. In memory (`memory://`) a new
+ * worker would start empty, so there a running statement is left to finish.
+ */
+export class EmbeddedDatabase implements Database {
+  readonly kind = 'pglite';
+  private connection: Promise<WorkerConnection>;
+  private held = false;
+  /** Waiting for the connection: the server's own statements, then background work. */
+  private readonly waiters: Waiter[] = [];
+  private readonly background: Waiter[] = [];
+  private closed = false;
+  private replaced: WorkerConnection | undefined;
+  private readonly onDisk: boolean;
+
+  private constructor(
+    private readonly dataDir: string,
+    first: WorkerConnection,
+  ) {
+    this.connection = Promise.resolve(first);
+    this.onDisk = !dataDir.startsWith('memory://');
+  }
+
+  /** Opens PGlite on `dataDir` in a worker thread. */
+  static async open(dataDir: string): Promise<EmbeddedDatabase> {
+    return new EmbeddedDatabase(dataDir, await WorkerConnection.start(dataDir));
+  }
+
+  /**
+   * Waits for the connection, first in first served, except that `background` work (a bulk load)
+   * waits until no other is waiting: a request then waits for at most the one background
+   * transaction running. Refused once `signal` aborts.
+   */
+  lease(signal?: AbortSignal, background = false): Promise<Lease> {
+    if (this.closed) return Promise.reject(connectionError('database is closed'));
+    if (signal?.aborted) return Promise.reject(canceledError());
+    let released = false;
+    const lease: Lease = {
+      run: (statement, runSignal) => this.run(statement, runSignal),
+      release: () => {
+        if (released) return;
+        released = true;
+        this.handOver();
+      },
+    };
+    if (!this.held) {
+      this.held = true;
+      return Promise.resolve(lease);
+    }
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        signal,
+        grant: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(lease);
+        },
+        refuse: reject,
+      };
+      const queue = background ? this.background : this.waiters;
+      const onAbort = () => {
+        const index = queue.indexOf(waiter);
+        if (index >= 0) queue.splice(index, 1);
+        reject(canceledError());
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      queue.push(waiter);
+    });
+  }
+
+  private handOver(): void {
+    const next = this.waiters.shift() ?? this.background.shift();
+    if (next) next.grant();
+    else this.held = false;
+  }
+
+  private async run(statement: Statement, signal?: AbortSignal): Promise<unknown[]> {
+    if (signal?.aborted) throw canceledError();
+    const connection = await this.current();
+    const answer = connection.send(statement);
+    if (!signal || !this.onDisk) return answer;
+    const onAbort = () => void this.replace(connection, canceledError());
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      return await answer;
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** The live worker, opening a new one if the last was lost (crashed, terminated, failed to open). */
+  private async current(): Promise<WorkerConnection> {
+    const connection = await this.connection.catch(() => undefined);
+    if (this.closed) throw connectionError('database is closed');
+    if (connection === undefined) {
+      this.connection = WorkerConnection.start(this.dataDir);
+      return this.connection.catch((error: Error) => {
+        throw connectionError(`cannot reopen the embedded database: ${error.message}`, '57P03');
+      });
+    }
+    return connection.isLost ? this.replace(connection) : connection;
+  }
+
+  /** Terminates `connection` (its pending statement rejects with `reason`) and opens a new worker. */
+  private replace(
+    connection: WorkerConnection,
+    reason = connectionError('embedded database worker replaced'),
+  ): Promise<WorkerConnection> {
+    // Only the first caller to notice replaces a worker; later ones wait for the same new one.
+    if (this.replaced === connection) return this.connection;
+    this.replaced = connection;
+    this.connection = (async () => {
+      await connection.terminate(reason);
+      return WorkerConnection.start(this.dataDir);
+    })();
+    return this.connection;
+  }
+
+  async query<Row>(text: string, params?: readonly unknown[], signal?: AbortSignal): Promise<Row[]> {
+    const lease = await this.lease(signal);
+    try {
+      return (await lease.run({ op: 'query', text, params }, signal)) as Row[];
+    } finally {
+      lease.release();
+    }
+  }
+
+  async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+    const lease = await this.lease();
+    try {
+      return await runTransaction((statement) => lease.run(statement), fn);
+    } finally {
+      lease.release();
+    }
+  }
+
+  abortable(signal: AbortSignal): Database {
+    return {
+      kind: this.kind,
+      query: (text, params) => this.query(text, params, signal),
+      // A transaction writes: it is never cut short, only refused when already aborted.
+      transaction: (fn) => (signal.aborted ? Promise.reject(canceledError()) : this.transaction(fn)),
+      abortable: (other) => this.abortable(AbortSignal.any([signal, other])),
+      ping: () => this.ping(),
+      close: () => this.close(),
+    };
+  }
+
+  async ping(): Promise<void> {
+    await this.query('select 1');
+  }
+
+  /** Waits for the statements before it, closes PGlite and ends the worker. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    const lease = await this.lease();
+    this.closed = true;
+    for (const waiter of [...this.waiters.splice(0), ...this.background.splice(0)])
+      waiter.refuse(connectionError('database is closed'));
+    try {
+      const connection = await this.connection.catch(() => undefined);
+      if (connection && !connection.isLost) {
+        await connection.send({ op: 'close' }).catch(() => {});
+        await connection.terminate(connectionError('database is closed'));
+      }
+    } finally {
+      lease.release();
+      if (this.onDisk) keepPrivate(this.dataDir);
+    }
+  }
+}
+
+/** The embedded database on `dataDir`, in a worker thread (see EmbeddedDatabase). */
+export function openEmbedded(dataDir: string): Promise<EmbeddedDatabase> {
+  return EmbeddedDatabase.open(dataDir);
+}

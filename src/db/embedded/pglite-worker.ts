@@ -1,0 +1,43 @@
+/**
+ * The thread that owns the embedded database (see embedded-database.ts): it opens PGlite on
+ * the data directory given as workerData and runs the statements it receives, one at a time,
+ * in the order received.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { PGlite } from '@electric-sql/pglite';
+import { createPglite } from '../pglite.js';
+import { errorData, type WorkerReply, type WorkerRequest } from './protocol.js';
+
+const port = parentPort!;
+const reply = (message: WorkerReply) => port.postMessage(message);
+
+async function execute(db: PGlite, request: WorkerRequest): Promise<unknown[]> {
+  switch (request.op) {
+    case 'query':
+      return (await db.query(request.text, request.params as unknown[] | undefined)).rows;
+    case 'copy':
+      await db.query(request.text, [], { blob: new Blob(request.chunks as string[]) });
+      return [];
+    case 'close':
+      await db.close();
+      return [];
+  }
+}
+
+try {
+  const db = await createPglite((workerData as { dataDir: string }).dataDir);
+  // Statements run strictly one after the other: a transaction's statements arrive in order.
+  let previous: Promise<unknown> = Promise.resolve();
+  port.on('message', (request: WorkerRequest) => {
+    previous = previous.then(async () => {
+      try {
+        reply({ id: request.id, rows: await execute(db, request) });
+      } catch (error) {
+        reply({ id: request.id, error: errorData(error) });
+      }
+    });
+  });
+  reply({ ready: true });
+} catch (error) {
+  reply({ failed: errorData(error) });
+}

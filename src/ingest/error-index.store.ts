@@ -1,0 +1,153 @@
+import type { Transaction } from '../db/database.js';
+import { errorGroupOf } from '../rollups/fingerprint.js';
+
+/** One of an execution's error groups at one level ('' its own errors, else a capability's events). */
+export interface ErrorRow {
+  readonly fingerprint: string;
+  readonly capabilityId: string;
+  readonly occurrences: number;
+}
+
+export type ErrorRowsByExecution = Map<string, readonly ErrorRow[]>;
+
+/** The stored error rows of executions (uuid -> organization). */
+export async function readErrorRows(
+  tx: Transaction,
+  executions: ReadonlyMap<string, string>,
+): Promise<ErrorRowsByExecution> {
+  const rows = await tx.query<{
+    execution_uuid: string;
+    fingerprint: string;
+    capability_id: string;
+    occurrences: number;
+  }>(
+    `select g.execution_uuid, g.fingerprint, g.capability_id, g.occurrences
+     from unnest($1::uuid[], $2::uuid[]) as k(organization_id, execution_uuid)
+     join execution_error_groups g on g.organization_id = k.organization_id and g.execution_uuid = k.execution_uuid`,
+    [[...executions.values()], [...executions.keys()]],
+  );
+  const byExecution: ErrorRowsByExecution = new Map();
+  for (const row of rows) {
+    byExecution.set(row.execution_uuid, [
+      ...(byExecution.get(row.execution_uuid) ?? []),
+      { fingerprint: row.fingerprint, capabilityId: row.capability_id, occurrences: Number(row.occurrences) },
+    ]);
+  }
+  return byExecution;
+}
+
+/** Replaces the error rows of executions whose rows changed from `before` to `after`. */
+export async function writeErrorRows(
+  tx: Transaction,
+  organizationOf: ReadonlyMap<string, string>,
+  before: ErrorRowsByExecution,
+  after: ErrorRowsByExecution,
+): Promise<void> {
+  const key = (rows: readonly ErrorRow[] | undefined) =>
+    JSON.stringify((rows ?? []).map((r) => [r.fingerprint, r.capabilityId, r.occurrences]).sort());
+  const changed = [...organizationOf.keys()].filter((uuid) => key(before.get(uuid)) !== key(after.get(uuid)));
+  if (changed.length === 0) return;
+  await tx.query(
+    `delete from execution_error_groups g
+     using unnest($1::uuid[], $2::uuid[]) as k(organization_id, execution_uuid)
+     where g.organization_id = k.organization_id and g.execution_uuid = k.execution_uuid`,
+    [changed.map((uuid) => organizationOf.get(uuid)!), changed],
+  );
+  const rows = changed.flatMap((uuid) =>
+    (after.get(uuid) ?? []).map((row) => [organizationOf.get(uuid)!, uuid, row] as const),
+  );
+  if (rows.length === 0) return;
+  await tx.query(
+    `insert into execution_error_groups (organization_id, execution_uuid, fingerprint, capability_id, occurrences)
+     select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::int8[])`,
+    [
+      rows.map(([organizationId]) => organizationId),
+      rows.map(([, uuid]) => uuid),
+      rows.map(([, , row]) => row.fingerprint),
+      rows.map(([, , row]) => row.capabilityId),
+      rows.map(([, , row]) => row.occurrences),
+    ],
+  );
+}
+
+/**
+ * Records each group's pattern, its latest message and its first and last sighting (by the start
+ * of the execution that carried it). Sightings only ever widen that span. Returns the groups an
+ * organization saw for the first time.
+ */
+export async function upsertErrorGroups(
+  tx: Transaction,
+  sightings: ReadonlyArray<{ organizationId: string; workflowUuid: string; message: string; at: number }>,
+): Promise<Array<{ organizationId: string; fingerprint: string; workflowUuid: string }>> {
+  const groups = new Map<
+    string,
+    {
+      organizationId: string;
+      workflowUuid: string;
+      fingerprint: string;
+      pattern: string;
+      sample: string;
+      first: number;
+      last: number;
+    }
+  >();
+  for (const sighting of sightings) {
+    const { fingerprint, pattern } = errorGroupOf(sighting.message);
+    const id = `${sighting.organizationId}/${fingerprint}`;
+    const group = groups.get(id);
+    if (!group) {
+      groups.set(id, {
+        organizationId: sighting.organizationId,
+        workflowUuid: sighting.workflowUuid,
+        fingerprint,
+        pattern,
+        sample: sighting.message,
+        first: sighting.at,
+        last: sighting.at,
+      });
+      continue;
+    }
+    if (sighting.at >= group.last) {
+      group.last = sighting.at;
+      group.sample = sighting.message;
+    }
+    if (sighting.at < group.first) {
+      group.first = sighting.at;
+      group.workflowUuid = sighting.workflowUuid;
+    }
+  }
+  if (groups.size === 0) return [];
+  const list = [...groups.values()].sort((a, b) =>
+    a.organizationId === b.organizationId
+      ? a.fingerprint.localeCompare(b.fingerprint)
+      : a.organizationId.localeCompare(b.organizationId),
+  );
+  const inserted = await tx.query<{ organization_id: string; fingerprint: string }>(
+    `insert into error_groups (organization_id, fingerprint, pattern, sample_message, first_seen_at, last_seen_at)
+     select * from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[])
+     on conflict (organization_id, fingerprint) do update set
+       sample_message = case when excluded.last_seen_at >= error_groups.last_seen_at
+                             then excluded.sample_message else error_groups.sample_message end,
+       first_seen_at = least(error_groups.first_seen_at, excluded.first_seen_at),
+       last_seen_at = greatest(error_groups.last_seen_at, excluded.last_seen_at)
+     returning organization_id, fingerprint, (xmax = 0) as inserted`,
+    [
+      list.map((g) => g.organizationId),
+      list.map((g) => g.fingerprint),
+      list.map((g) => g.pattern),
+      list.map((g) => g.sample),
+      list.map((g) => new Date(g.first)),
+      list.map((g) => new Date(g.last)),
+    ],
+  );
+  return inserted
+    .filter((row) => (row as { inserted?: boolean }).inserted)
+    .map((row) => {
+      const group = groups.get(`${row.organization_id}/${row.fingerprint}`)!;
+      return {
+        organizationId: group.organizationId,
+        fingerprint: group.fingerprint,
+        workflowUuid: group.workflowUuid,
+      };
+    });
+}

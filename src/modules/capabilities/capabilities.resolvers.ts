@@ -1,0 +1,40 @@
+import type { ModuleResolvers } from '../../graphql/resolver-types.js';
+import { percentile } from '../durations/percentiles.js';
+import { toPaging } from '../shared/paging.js';
+import { windowOf } from '../shared/time-window.js';
+import { normalizeUuid } from '../shared/uuid.js';
+import { type CapabilityCalls, capabilityCalls } from './capabilities.store.js';
+
+function toCapabilityStats(calls: CapabilityCalls) {
+  const extremes = { min: calls.minMs ?? 0, max: calls.maxMs ?? 0 };
+  return {
+    capabilityID: calls.capabilityId,
+    calls: calls.calls,
+    failures: calls.failures,
+    failureRate: calls.failures / calls.calls,
+    p50Ms: percentile(calls.bins, 50, extremes),
+    p95Ms: percentile(calls.bins, 95, extremes),
+  };
+}
+
+export const capabilitiesResolvers: ModuleResolvers = {
+  Query: {
+    capabilityStats: async (_parent, { input }, ctx) => {
+      const window = windowOf(input);
+      const paging = toPaging(input.page);
+      let workflowUuid: string | null = null;
+      if (input.workflowUUID !== undefined && input.workflowUUID !== null) {
+        const uuid = normalizeUuid(input.workflowUUID);
+        if (uuid === undefined) return { data: [], count: 0 };
+        workflowUuid = uuid;
+      }
+      const all = (await capabilityCalls(ctx.db, ctx.organizationId, window, workflowUuid)).sort(
+        (a, b) => b.failures - a.failures || (a.capabilityId < b.capabilityId ? -1 : 1),
+      );
+      return {
+        data: all.slice(paging.offset, paging.offset + paging.limit).map(toCapabilityStats),
+        count: all.length,
+      };
+    },
+  },
+};

@@ -1,0 +1,52 @@
+import type { ModuleResolvers } from '../../graphql/resolver-types.js';
+import { displayHistogram } from '../../rollups/duration-bins.js';
+import { checkListBound } from '../shared/paging.js';
+import { windowOf } from '../shared/time-window.js';
+import { normalizeUuid } from '../shared/uuid.js';
+import { type DurationSummary, summarizeDurations } from './durations.store.js';
+import { percentile } from './percentiles.js';
+
+const EMPTY: DurationSummary = { count: 0, sumMs: 0, minMs: null, maxMs: null, bins: new Map() };
+
+export function toDurationStats(summary: DurationSummary) {
+  const { count, minMs, maxMs, bins } = summary;
+  const extremes = { min: minMs ?? 0, max: maxMs ?? 0 };
+  const at = (p: number) => (count === 0 ? null : percentile(bins, p, extremes));
+  return {
+    count,
+    minMs: count === 0 ? null : minMs,
+    maxMs: count === 0 ? null : maxMs,
+    meanMs: count === 0 ? null : summary.sumMs / count,
+    p50Ms: at(50),
+    p90Ms: at(90),
+    p95Ms: at(95),
+    p99Ms: at(99),
+    histogram: displayHistogram(bins).map((bucket) => ({
+      fromMs: bucket.fromMs,
+      // GraphQL floats are finite: the open-ended last bucket ends at the largest duration.
+      toMs: Number.isFinite(bucket.toMs) ? bucket.toMs : Math.max(bucket.fromMs + 1, (maxMs ?? 0) + 1),
+      count: bucket.count,
+    })),
+  };
+}
+
+export const durationsResolvers: ModuleResolvers = {
+  Query: {
+    durationStats: async (_parent, { input }, ctx) => {
+      checkListBound('status', input.status, 10);
+      const window = windowOf(input);
+      let workflowUuid: string | null = null;
+      if (input.workflowUUID !== undefined && input.workflowUUID !== null) {
+        const uuid = normalizeUuid(input.workflowUUID);
+        if (uuid === undefined) return { data: toDurationStats(EMPTY) };
+        workflowUuid = uuid;
+      }
+      const summary = await summarizeDurations(ctx.db, ctx.organizationId, window, {
+        workflowUuid,
+        capabilityId: input.capabilityID ?? null,
+        statuses: input.status ?? null,
+      });
+      return { data: toDurationStats(summary) };
+    },
+  },
+};

@@ -1,0 +1,192 @@
+import type { Queryable } from '../../db/database.js';
+import { ANY_LEVEL, errorGroupCounts } from '../../rollups/error-groups.rollup.js';
+import { errorGroupOf } from '../../rollups/fingerprint.js';
+import { FINEST_GRAIN, GRAINS } from '../../rollups/grains.js';
+import { type RollupWindow, readWindows } from '../../rollups/rollup-reader.store.js';
+
+export interface GroupFilter {
+  /** null: every visible workflow. */
+  readonly workflowUuid: string | null;
+  /** null: any level (each execution once). */
+  readonly capabilityId: string | null;
+}
+
+export interface GroupCount {
+  readonly fingerprint: string;
+  readonly occurrences: number;
+  readonly executionCount: number;
+}
+
+const level = (filter: GroupFilter) => [filter.capabilityId ?? ANY_LEVEL];
+
+/** Every group with executions in the window, by occurrences (most first) then fingerprint. */
+export async function rankGroups(
+  db: Queryable,
+  organizationId: string,
+  window: { from: number; to: number },
+  filter: GroupFilter,
+): Promise<GroupCount[]> {
+  const rows = await readWindows(
+    db,
+    errorGroupCounts,
+    organizationId,
+    [{ key: 0, from: window.from, to: window.to + 1, workflowUuid: filter.workflowUuid }],
+    { where: { capability_id: level(filter) }, groupBy: ['fingerprint'] },
+  );
+  return rows
+    .filter((row) => row.values.execution_count > 0)
+    .map((row) => ({
+      fingerprint: row.dimensions.fingerprint,
+      occurrences: row.values.occurrences,
+      executionCount: row.values.execution_count,
+    }))
+    .sort((a, b) => b.occurrences - a.occurrences || (a.fingerprint < b.fingerprint ? -1 : 1));
+}
+
+/** Per group: the workflows and the capabilities that carried it in the window. */
+export async function groupSpread(
+  db: Queryable,
+  organizationId: string,
+  window: { from: number; to: number },
+  filter: GroupFilter,
+  fingerprints: readonly string[],
+): Promise<Map<string, { workflows: Set<string>; capabilities: Set<string> }>> {
+  const rows = await readWindows(
+    db,
+    errorGroupCounts,
+    organizationId,
+    [{ key: 0, from: window.from, to: window.to + 1, workflowUuid: filter.workflowUuid }],
+    {
+      where: {
+        fingerprint: fingerprints,
+        ...(filter.capabilityId === null ? {} : { capability_id: [filter.capabilityId] }),
+      },
+      groupBy: ['fingerprint', 'workflow_uuid', 'capability_id'],
+    },
+  );
+  const spread = new Map(
+    fingerprints.map((f) => [f, { workflows: new Set<string>(), capabilities: new Set<string>() }]),
+  );
+  for (const row of rows) {
+    if (row.values.execution_count === 0) continue;
+    const entry = spread.get(row.dimensions.fingerprint)!;
+    entry.workflows.add(row.dimensions.workflow_uuid);
+    const capability = row.dimensions.capability_id;
+    if (capability !== '' && capability !== ANY_LEVEL) entry.capabilities.add(capability);
+  }
+  return spread;
+}
+
+/** Occurrences of each group in each of `buckets` (whole buckets, as workflowActivity counts). */
+export async function groupActivity(
+  db: Queryable,
+  organizationId: string,
+  buckets: readonly { from: number; to: number }[],
+  filter: GroupFilter,
+  fingerprints: readonly string[],
+): Promise<Map<string, number[]>> {
+  const windows: RollupWindow[] = buckets.map((bucket, key) => ({
+    key,
+    from: bucket.from,
+    to: bucket.to,
+    workflowUuid: filter.workflowUuid,
+  }));
+  const rows = await readWindows(db, errorGroupCounts, organizationId, windows, {
+    where: { fingerprint: fingerprints, capability_id: level(filter) },
+    groupBy: ['fingerprint'],
+  });
+  const activity = new Map(fingerprints.map((f) => [f, buckets.map(() => 0)]));
+  for (const row of rows) activity.get(row.dimensions.fingerprint)![row.key] = row.values.occurrences;
+  return activity;
+}
+
+/** Bounds of a group's sightings: its earliest and latest execution, and one message of the latest. */
+export interface GroupSightings {
+  readonly firstSeenAt: Date;
+  readonly lastSeenAt: Date;
+  readonly sampleMessage: string;
+}
+
+const DAY_GRAIN = GRAINS.at(-1)!;
+
+/**
+ * The earliest or latest stored execution of each group (`$2`) among the organization's visible
+ * workflows: the first day rollup row with executions, then the first 5-minute row of that day,
+ * then the raw executions of that bucket; a few index probes per group, whatever its size.
+ */
+const boundSql = (direction: 'asc' | 'desc') => `
+  select f.fingerprint, e.uuid, e.started_at
+  from unnest($2::text[]) as f(fingerprint)
+  cross join lateral (
+    select r.bucket_start from ${errorGroupCounts.table} r
+    where r.organization_id = $1 and r.fingerprint = f.fingerprint and r.capability_id = '${ANY_LEVEL}'
+      and r.grain = ${DAY_GRAIN.seconds} and r.execution_count > 0
+      and r.workflow_uuid in (select uuid from workflows where organization_id = $1)
+    order by r.bucket_start ${direction} limit 1
+  ) day
+  cross join lateral (
+    select r.bucket_start from ${errorGroupCounts.table} r
+    where r.organization_id = $1 and r.fingerprint = f.fingerprint and r.capability_id = '${ANY_LEVEL}'
+      and r.grain = ${FINEST_GRAIN.seconds} and r.execution_count > 0
+      and r.bucket_start >= day.bucket_start and r.bucket_start < day.bucket_start + make_interval(secs => ${DAY_GRAIN.seconds})
+      and r.workflow_uuid in (select uuid from workflows where organization_id = $1)
+    order by r.bucket_start ${direction} limit 1
+  ) bucket
+  cross join lateral (
+    select x.uuid, x.started_at from executions x
+    where x.organization_id = $1 and x.started_at >= bucket.bucket_start
+      and x.started_at < bucket.bucket_start + make_interval(secs => ${FINEST_GRAIN.seconds})
+      and x.workflow_uuid in (select uuid from workflows where organization_id = $1)
+      and exists (select 1 from execution_error_groups g
+                  where g.organization_id = $1 and g.execution_uuid = x.uuid and g.fingerprint = f.fingerprint)
+    order by x.started_at ${direction}, x.uuid ${direction} limit 1
+  ) e`;
+
+/** The errors an execution carries: its own, then its calls' (in a fixed order, whatever the arrival). */
+const ERRORS_OF_EXECUTIONS = `
+  select x.uuid, case when jsonb_typeof(x.errors) = 'array' then x.errors else '[]'::jsonb end as errors,
+         coalesce((select jsonb_agg(v.errors order by v.started_at, v.capability_id, v.errors::text)
+                   from execution_events v
+                   where v.organization_id = $1 and v.workflow_execution_uuid = x.uuid
+                     and jsonb_typeof(v.errors) = 'array'), '[]'::jsonb) as call_errors
+  from executions x where x.organization_id = $1 and x.uuid = any($2::uuid[])`;
+
+type ErrorList = Array<{ error: string; count: number }>;
+
+/**
+ * First and last sighting of groups over all time, from what is stored now: the start of the
+ * earliest and of the latest execution (of a visible workflow) carrying the group at any level,
+ * and a message of the group from the latest one (its own errors first, then its calls'). Like
+ * every other figure they follow corrections, and never depend on the order data arrived in.
+ */
+export async function groupSightings(
+  db: Queryable,
+  organizationId: string,
+  fingerprints: readonly string[],
+): Promise<Map<string, GroupSightings>> {
+  type Bound = { fingerprint: string; uuid: string; started_at: Date };
+  const [first, last] = await Promise.all([
+    db.query<Bound>(boundSql('asc'), [organizationId, fingerprints]),
+    db.query<Bound>(boundSql('desc'), [organizationId, fingerprints]),
+  ]);
+  const latest = new Map(last.map((row) => [row.fingerprint, row]));
+  const carried = await db.query<{ uuid: string; errors: ErrorList; call_errors: ErrorList[] }>(
+    ERRORS_OF_EXECUTIONS,
+    [organizationId, [...new Set(last.map((row) => row.uuid))]],
+  );
+  const errorsOf = new Map(carried.map((row) => [row.uuid, [...row.errors, ...row.call_errors.flat()]]));
+  const sightings = new Map<string, GroupSightings>();
+  for (const row of first) {
+    const end = latest.get(row.fingerprint);
+    if (!end) continue;
+    const sample = errorsOf
+      .get(end.uuid)
+      ?.find(({ error }) => errorGroupOf(error).fingerprint === row.fingerprint)?.error;
+    sightings.set(row.fingerprint, {
+      firstSeenAt: row.started_at,
+      lastSeenAt: end.started_at,
+      sampleMessage: sample ?? '',
+    });
+  }
+  return sightings;
+}

@@ -1,0 +1,43 @@
+import { badInput } from '../../errors.js';
+import { activityBucketWidth, type Bucket, bucketsCovering, floorTo } from './buckets.js';
+import { DAY, formatTime, MAX_TIME, MIN_TIME } from './time.js';
+
+/** A window of start times in ms, both ends inclusive. */
+export interface InclusiveWindow {
+  readonly from: number;
+  readonly to: number;
+}
+
+/**
+ * The window of an aggregate: `to` defaults to now and `from` to `to` minus 24 hours; `from`
+ * later than `to` (also one in the future against the default `to`) is refused.
+ */
+export function windowOf(input: { from?: Date | null; to?: Date | null }, now = Date.now()): InclusiveWindow {
+  const to = input.to?.getTime() ?? now;
+  const from = input.from?.getTime() ?? to - DAY;
+  if (from > to) throw badInput('from must not be later than to');
+  return { from, to };
+}
+
+/** The widest range answered in buckets: about 19 years of 7-day buckets. */
+export const MAX_BUCKETS = 1000;
+
+/**
+ * The buckets of workflowActivity (and every per-bucket series like it) over [from, to]: their
+ * width chosen from the range, aligned to UTC multiples of it. The count is checked by arithmetic
+ * before any bucket is made, so a huge range costs nothing to refuse.
+ */
+export function activityBuckets(window: InclusiveWindow): Bucket[] {
+  const width = activityBucketWidth(window.to - window.from);
+  const first = floorTo(window.from, width);
+  const count = Math.floor((window.to - first) / width) + 1;
+  if (count > MAX_BUCKETS) {
+    throw badInput(`the range from..to must cover at most ${MAX_BUCKETS} buckets of ${width / DAY} days`);
+  }
+  if (first < MIN_TIME || first + count * width > MAX_TIME) {
+    throw badInput(
+      `the buckets of from..to must lie between ${formatTime(new Date(MIN_TIME))} and ${formatTime(new Date(MAX_TIME))}`,
+    );
+  }
+  return bucketsCovering(window.from, window.to, width);
+}

@@ -1,0 +1,63 @@
+import { LOWER_BOUNDS_SQL } from './duration-bins.js';
+import { defineRollup } from './rollup.js';
+
+/** The `capability_id` of an execution's own duration rows. */
+export const EXECUTION_LEVEL = '';
+
+/** A capability call's outcome, as its rows' `status`: it fails with an error or a status other than these. */
+export const SUCCESSFUL_CALL_STATUSES = ['COMPLETED', 'SUCCESS'] as const;
+
+/** A call's outcome in SQL, for the events table aliased `event` (stored-events.store.ts has it in TypeScript). */
+export const callOutcomeSql = (event: string) =>
+  `case when coalesce(jsonb_array_length(${event}.errors), 0) > 0
+             or ${event}.status not in (${SUCCESSFUL_CALL_STATUSES.map((s) => `'${s}'`).join(', ')})
+        then 'FAILURE' else 'SUCCESS' end`;
+
+/** Whole milliseconds from `from` to `to` in SQL, never negative. */
+export const durationMsSql = (from: string, to: string) =>
+  `greatest(0, (extract(epoch from ${to} - ${from}) * 1000)::int8)`;
+
+/**
+ * Durations and calls: per workflow and status, the finished executions (capability '') and the
+ * capability calls (capability_id, status SUCCESS or FAILURE) started in each bucket, with a
+ * log-scale histogram of their durations (duration-bins.ts), the exact sum, min and max. Rows with
+ * `workflow_uuid` EVERY_WORKFLOW sum the visible workflows, so that organization-wide statistics
+ * read one row per bucket and status, not one per workflow.
+ */
+export const durations = defineRollup({
+  table: 'duration_rollups',
+  dimensions: { workflow_uuid: 'uuid', capability_id: 'text', status: 'text' },
+  measures: {
+    item_count: 'count',
+    finished_count: 'count',
+    duration_sum_ms: 'count',
+    duration_min_ms: 'min',
+    duration_max_ms: 'max',
+    duration_bins: 'histogram',
+  },
+  raw: (sql) => `
+    select e.workflow_uuid, ''::text as capability_id, e.status,
+           1::int8 as item_count, 1::int8 as finished_count,
+           d.ms as duration_sum_ms, d.ms as duration_min_ms, d.ms as duration_max_ms,
+           width_bucket(d.ms, ${LOWER_BOUNDS_SQL}) - 1 as duration_bins_lo, '1' as duration_bins
+    from executions e
+    cross join lateral (select ${durationMsSql('e.started_at', 'e.finished_at')} as ms) d
+    where e.organization_id = $1 ${sql.scope('e.workflow_uuid')}
+      and e.started_at >= p.lo and e.started_at < coalesce(p.hi, 'infinity') and e.finished_at is not null
+      and ${sql.filter('capability_id', "''")} and ${sql.filter('workflow_uuid', 'e.workflow_uuid')}
+      and ${sql.filter('status', 'e.status')}
+    union all
+    select c.workflow_uuid, c.capability_id, c.status,
+           1::int8, (c.ms is not null)::int::int8, coalesce(c.ms, 0), c.ms, c.ms,
+           width_bucket(c.ms, ${LOWER_BOUNDS_SQL}) - 1, case when c.ms is null then null else '1' end
+    from (
+      select e.workflow_uuid, v.capability_id, ${callOutcomeSql('v')} as status,
+             case when v.finished_at is null then null else ${durationMsSql('v.started_at', 'v.finished_at')} end as ms
+      from execution_events v
+      join executions e on e.organization_id = v.organization_id and e.uuid = v.workflow_execution_uuid
+      where v.organization_id = $1 and v.started_at >= p.lo and v.started_at < coalesce(p.hi, 'infinity')
+        ${sql.scope('e.workflow_uuid')}
+        and ${sql.filter('capability_id', 'v.capability_id')} and ${sql.filter('workflow_uuid', 'e.workflow_uuid')}
+    ) c
+    where c.capability_id <> '' and ${sql.filter('status', 'c.status')}`,
+});

@@ -1,0 +1,143 @@
+import { floorTo } from '../modules/shared/buckets.js';
+import { ALL_TIME, ALL_TIME_START, FINEST_GRAIN, GRAINS } from './grains.js';
+import type { Contributions, MeasureKind, Measures, Rollup } from './rollup.js';
+
+/** One row of a rollup table, named by its key. */
+export interface RollupKey<D extends string> {
+  readonly organizationId: string;
+  readonly grain: number;
+  /** Start of the bucket in ms since the epoch (the epoch for all-time rows). */
+  readonly bucketStart: number;
+  readonly dimensions: Readonly<Record<D, string>>;
+}
+
+/** A measure's change: counts and decimal units add up, extremes keep candidates, histograms add per bin. */
+export type DeltaValue = number | bigint | null | Map<number, number>;
+
+export interface DeltaRow<D extends string> {
+  readonly key: RollupKey<D>;
+  readonly values: Record<string, DeltaValue>;
+  /** A contribution was taken away: the row's stored extremes (min, max) may be stale. */
+  removed: boolean;
+}
+
+function emptyValue(kind: MeasureKind): DeltaValue {
+  switch (kind) {
+    case 'count':
+      return 0;
+    case 'decimal':
+      return 0n;
+    case 'min':
+    case 'max':
+      return null;
+    case 'histogram':
+      return new Map();
+  }
+}
+
+/**
+ * Signed contributions of items (executions, events, error occurrences) to one rollup, summed per
+ * row before they are written: +1 for a state now stored, -1 for the state it replaced. The
+ * writer applies them in one statement (rollup-writer.store.ts). Keys are typed objects; the map
+ * key is only their serialisation, never split back.
+ */
+export class RollupDeltas<D extends string, MS extends Measures> {
+  /** Rows of the finest grain; the coarser ones are folded from them when the rows are taken. */
+  private readonly finest = new Map<string, DeltaRow<D>>();
+
+  constructor(readonly rollup: Rollup<D, MS>) {}
+
+  get size(): number {
+    return this.finest.size;
+  }
+
+  /**
+   * Adds one item at `time` (ms): to its finest bucket now, and through it to the buckets of every
+   * grain (and the all-time row when the rollup keeps one). Extremes only take candidates from
+   * additions; a removal marks the row stale.
+   */
+  add(
+    organizationId: string,
+    time: number,
+    dimensions: Readonly<Record<D, string>>,
+    contributions: Contributions<MS>,
+    sign: 1 | -1,
+  ): void {
+    const key = {
+      organizationId,
+      grain: FINEST_GRAIN.seconds,
+      bucketStart: floorTo(time, FINEST_GRAIN.ms),
+      dimensions,
+    };
+    const row = this.rowOf(this.finest, key);
+    if (sign < 0) row.removed = true;
+    for (const name of this.rollup.measureNames) {
+      const contribution = contributions[name];
+      if (contribution === undefined) continue;
+      const kind = this.rollup.measures[name]!;
+      const current = row.values[name];
+      if (kind === 'count') row.values[name] = (current as number) + sign * (contribution as number);
+      else if (kind === 'decimal')
+        row.values[name] = (current as bigint) + BigInt(sign) * (contribution as bigint);
+      else if (kind === 'histogram') {
+        const bins = current as Map<number, number>;
+        const { bin } = contribution as { bin: number };
+        bins.set(bin, (bins.get(bin) ?? 0) + sign);
+      } else if (sign > 0) row.values[name] = extreme(kind, current as number | null, contribution as number);
+    }
+  }
+
+  /** Every row, of every grain, in key order, so that concurrent writers touch shared rows in one order. */
+  sorted(): DeltaRow<D>[] {
+    const all = new Map(this.finest);
+    const coarser: Array<{ seconds: number; ms: number } | 'all-time'> = [
+      ...GRAINS.filter((grain) => grain !== FINEST_GRAIN),
+      ...(this.rollup.allTime ? (['all-time'] as const) : []),
+    ];
+    for (const row of this.finest.values()) {
+      for (const grain of coarser) {
+        const key =
+          grain === 'all-time'
+            ? { ...row.key, grain: ALL_TIME, bucketStart: ALL_TIME_START.getTime() }
+            : { ...row.key, grain: grain.seconds, bucketStart: floorTo(row.key.bucketStart, grain.ms) };
+        this.fold(this.rowOf(all, key), row);
+      }
+    }
+    return [...all.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+  }
+
+  private rowOf(rows: Map<string, DeltaRow<D>>, key: RollupKey<D>): DeltaRow<D> {
+    // The map key only identifies the row (U+0000 cannot occur in stored text); the typed key is kept.
+    let id = `${key.organizationId}\u0000${key.grain}\u0000${key.bucketStart}`;
+    for (const name of this.rollup.dimensionNames) id += `\u0000${key.dimensions[name]}`;
+    let row = rows.get(id);
+    if (!row) {
+      const values: Record<string, DeltaValue> = {};
+      for (const name of this.rollup.measureNames) values[name] = emptyValue(this.rollup.measures[name]!);
+      row = { key, values, removed: false };
+      rows.set(id, row);
+    }
+    return row;
+  }
+
+  /** Adds a finer row's summed values into a coarser row. */
+  private fold(into: DeltaRow<D>, from: DeltaRow<D>): void {
+    if (from.removed) into.removed = true;
+    for (const name of this.rollup.measureNames) {
+      const kind = this.rollup.measures[name]!;
+      const value = from.values[name]!;
+      const current = into.values[name]!;
+      if (kind === 'count') into.values[name] = (current as number) + (value as number);
+      else if (kind === 'decimal') into.values[name] = (current as bigint) + (value as bigint);
+      else if (kind === 'histogram') {
+        const bins = current as Map<number, number>;
+        for (const [bin, n] of value as Map<number, number>) bins.set(bin, (bins.get(bin) ?? 0) + n);
+      } else if (value !== null) into.values[name] = extreme(kind, current as number | null, value as number);
+    }
+  }
+}
+
+function extreme(kind: MeasureKind, current: number | null, candidate: number): number {
+  if (current === null) return candidate;
+  return kind === 'min' ? Math.min(current, candidate) : Math.max(current, candidate);
+}

@@ -1,0 +1,270 @@
+import type { Queryable } from '../db/database.js';
+import { fromUnits, toUnits } from '../ingest/decimal.js';
+import { type AnyRollup, EVERY_WORKFLOW, type Measures, type MeasureValues, type Rollup } from './rollup.js';
+import { RAW, splitWindow, type TimeWindow } from './windows.js';
+
+/** A window to aggregate: one workflow's rows, or (null) every visible workflow of the organization. */
+export interface RollupWindow extends TimeWindow {
+  /** The caller's name for the window's answer. */
+  readonly key: number;
+  readonly workflowUuid: string | null;
+}
+
+export interface ReadOptions<D extends string> {
+  /** Allowed values per dimension (an OR); absent or null: any value. */
+  readonly where?: Partial<Record<D, readonly string[] | null>>;
+  /** Dimensions the answer keeps apart, besides the window. */
+  readonly groupBy: readonly D[];
+  /**
+   * Organization-wide windows read the rows kept for every visible workflow together
+   * (`workflow_uuid` = EVERY_WORKFLOW) instead of summing each workflow's rows. Only for rollups
+   * whose writer keeps such rows.
+   */
+  readonly organizationRows?: boolean;
+}
+
+export interface WindowRow<D extends string, MS extends Measures> {
+  readonly key: number;
+  readonly dimensions: Readonly<Record<D, string>>;
+  readonly values: MeasureValues<MS>;
+}
+
+type Scope = 'workflow' | 'organization' | 'organization-rows';
+
+const hasHistogram = (rollup: AnyRollup) =>
+  rollup.measureNames.some((name) => rollup.measures[name] === 'histogram');
+
+/** Parameters: $1 organization, $2-$6 the pieces, then one filter array per dimension. */
+const FIRST_FILTER = 7;
+
+function filterParam(rollup: AnyRollup, dimension: string): string {
+  const index = rollup.dimensionNames.indexOf(dimension);
+  if (index < 0) throw new Error(`${rollup.table} has no dimension ${dimension}`);
+  return `$${FIRST_FILTER + index}::${rollup.dimensions[dimension]}[]`;
+}
+
+const visibleWorkflows = 'select uuid from workflows where organization_id = $1';
+
+function rollupColumns(rollup: AnyRollup): string[] {
+  return [
+    ...rollup.dimensionNames.map((name) => `r.${name}`),
+    ...rollup.measureNames.flatMap((name) =>
+      rollup.measures[name] === 'histogram'
+        ? [`array_lower(r.${name}, 1) as ${name}_lo`, `array_to_string(r.${name}, ',', '0') as ${name}`]
+        : [`r.${name}`],
+    ),
+  ];
+}
+
+function summed(rollup: AnyRollup, name: string): string {
+  switch (rollup.measures[name]) {
+    case 'count':
+      return `sum(${name})::int8 as ${name}`;
+    case 'decimal':
+      return `trim_scale(sum(${name}))::text as ${name}`;
+    case 'min':
+      return `min(${name})::int8 as ${name}`;
+    case 'max':
+      return `max(${name})::int8 as ${name}`;
+    default:
+      throw new Error(`${name} is not summed in SQL`);
+  }
+}
+
+/**
+ * The reading statement. Each piece is a lateral, parameterised index probe: rollup rows by
+ * organization, grain and bucket for the aligned middle of a window, raw rows for its edges, so
+ * the cost follows the number of pieces, never the number of rows they stand for.
+ */
+function windowSql(rollup: AnyRollup, scope: Scope, groupBy: readonly string[]): string {
+  const rollupScope =
+    scope === 'workflow'
+      ? 'and r.workflow_uuid = p.workflow_uuid'
+      : scope === 'organization-rows'
+        ? `and r.workflow_uuid = '${EVERY_WORKFLOW}'`
+        : `and r.workflow_uuid in (${visibleWorkflows})`;
+  const filters = rollup.dimensionNames
+    .map(
+      (name) => `and (${filterParam(rollup, name)} is null or r.${name} = any(${filterParam(rollup, name)}))`,
+    )
+    .join(' ');
+  const raw = rollup.raw({
+    scope: (column) =>
+      scope === 'workflow' ? `and ${column} = p.workflow_uuid` : `and ${column} in (${visibleWorkflows})`,
+    filter: (dimension, column) =>
+      `(${filterParam(rollup, dimension)} is null or ${column} = any(${filterParam(rollup, dimension)}))`,
+  });
+  const parts = `with pieces as (
+       select * from unnest($2::int[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::uuid[])
+         as p(window_key, grain, lo, hi, workflow_uuid)
+       ${scope === 'workflow' ? `where exists (select 1 from workflows w where w.organization_id = $1 and w.uuid = p.workflow_uuid)` : ''}
+     ),
+     parts as (
+       select p.window_key, c.*
+       from pieces p
+       cross join lateral (
+         select ${rollupColumns(rollup).join(', ')}
+         from ${rollup.table} r
+         where r.organization_id = $1 and r.grain = p.grain ${rollupScope}
+           and r.bucket_start >= p.lo and r.bucket_start < coalesce(p.hi, 'infinity') ${filters}
+       ) c
+       where p.grain > 0
+       union all
+       select p.window_key, c.*
+       from pieces p
+       cross join lateral (${raw}) c
+       where p.grain = ${RAW}
+     )`;
+  if (hasHistogram(rollup)) return `${parts} select * from parts`;
+  const keep = ['window_key', ...groupBy];
+  return `${parts}
+     select ${[...keep, ...rollup.measureNames.map((name) => summed(rollup, name))].join(', ')}
+     from parts group by ${keep.join(', ')}`;
+}
+
+const statements = new Map<string, string>();
+
+function statement(rollup: AnyRollup, scope: Scope, groupBy: readonly string[]): string {
+  const id = `${rollup.table}|${scope}|${groupBy.join(',')}`;
+  let text = statements.get(id);
+  if (text === undefined) {
+    text = windowSql(rollup, scope, groupBy);
+    statements.set(id, text);
+  }
+  return text;
+}
+
+/** Bin counts from the text form `array_to_string(h, ',', '0')` starting at bin `lo`. */
+function parseBins(lo: number | null, text: string | null, into: Map<number, number>): void {
+  if (lo === null || text === null) return;
+  const counts = text.split(',');
+  for (let i = 0; i < counts.length; i++) {
+    const count = Number(counts[i]);
+    if (count !== 0) into.set(lo + i, (into.get(lo + i) ?? 0) + count);
+  }
+}
+
+/** Folds rows (of SQL sums, or of raw histogram rows) into one answer per window and group. */
+function fold<D extends string, MS extends Measures>(
+  rollup: Rollup<D, MS>,
+  groupBy: readonly D[],
+  rows: readonly Record<string, unknown>[],
+): WindowRow<D, MS>[] {
+  const groups = new Map<
+    string,
+    { key: number; dimensions: Record<string, string>; values: Record<string, unknown> }
+  >();
+  const decimals = new Map<string, bigint>();
+  for (const row of rows) {
+    const id = JSON.stringify([row.window_key, ...groupBy.map((name) => row[name])]);
+    let group = groups.get(id);
+    if (!group) {
+      const values: Record<string, unknown> = {};
+      for (const name of rollup.measureNames) {
+        const kind = rollup.measures[name];
+        values[name] =
+          kind === 'histogram'
+            ? new Map()
+            : kind === 'min' || kind === 'max'
+              ? null
+              : kind === 'decimal'
+                ? '0'
+                : 0;
+      }
+      group = {
+        key: row.window_key as number,
+        dimensions: Object.fromEntries(groupBy.map((name) => [name, row[name] as string])),
+        values,
+      };
+      groups.set(id, group);
+    }
+    for (const name of rollup.measureNames) {
+      const value = row[name];
+      switch (rollup.measures[name]) {
+        case 'count':
+          group.values[name] = (group.values[name] as number) + Number(value ?? 0);
+          break;
+        case 'decimal': {
+          const units =
+            (decimals.get(`${id}|${name}`) ?? 0n) + toUnits(value === null ? null : String(value));
+          decimals.set(`${id}|${name}`, units);
+          group.values[name] = fromUnits(units);
+          break;
+        }
+        case 'min':
+        case 'max': {
+          if (value === null || value === undefined) break;
+          const current = group.values[name] as number | null;
+          const candidate = Number(value);
+          const better =
+            rollup.measures[name] === 'min'
+              ? candidate < (current ?? Infinity)
+              : candidate > (current ?? -Infinity);
+          if (better) group.values[name] = candidate;
+          break;
+        }
+        case 'histogram':
+          parseBins(
+            row[`${name}_lo`] as number | null,
+            value === null || value === undefined ? null : String(value),
+            group.values[name] as Map<number, number>,
+          );
+          break;
+      }
+    }
+  }
+  return [...groups.values()] as unknown as WindowRow<D, MS>[];
+}
+
+/**
+ * Aggregates a rollup over many windows with at most two statements (per-workflow windows, and
+ * organization-wide ones): rollup buckets for the aligned middle of each window, raw rows for its
+ * edges. Only rows of workflows that exist are counted, like every read. A window with nothing
+ * in it has no rows in the answer.
+ */
+export async function readWindows<D extends string, MS extends Measures>(
+  db: Queryable,
+  rollup: Rollup<D, MS>,
+  organizationId: string,
+  windows: readonly RollupWindow[],
+  options: ReadOptions<D>,
+): Promise<WindowRow<D, MS>[]> {
+  const rows: Record<string, unknown>[] = [];
+  for (const perWorkflow of [true, false]) {
+    const keys: number[] = [];
+    const grains: number[] = [];
+    const froms: Date[] = [];
+    const tos: (Date | null)[] = [];
+    const workflows: (string | null)[] = [];
+    for (const window of windows) {
+      if ((window.workflowUuid !== null) !== perWorkflow) continue;
+      for (const piece of splitWindow(window)) {
+        keys.push(window.key);
+        grains.push(piece.grain);
+        froms.push(new Date(piece.from));
+        tos.push(piece.to === null ? null : new Date(piece.to));
+        workflows.push(window.workflowUuid);
+      }
+    }
+    // Windows without pieces (to <= from) hold nothing.
+    if (keys.length === 0) continue;
+    const scope: Scope = perWorkflow
+      ? 'workflow'
+      : options.organizationRows
+        ? 'organization-rows'
+        : 'organization';
+    const filters = rollup.dimensionNames.map((name) => options.where?.[name] ?? null);
+    rows.push(
+      ...(await db.query<Record<string, unknown>>(statement(rollup, scope, options.groupBy), [
+        organizationId,
+        keys,
+        grains,
+        froms,
+        tos,
+        workflows,
+        ...filters,
+      ])),
+    );
+  }
+  return fold(rollup, options.groupBy, rows);
+}

@@ -1,0 +1,123 @@
+import type { CopyValue } from '../db/copy-text.js';
+import type { Transaction } from '../db/database.js';
+import { type Columns, unnestInsert } from '../db/unnest-insert.js';
+import { fromUnits } from '../ingest/decimal.js';
+import { type AnyRollup, EVERY_WORKFLOW, keyColumns, MEASURE_SQL_TYPE, type Measures } from './rollup.js';
+import type { DeltaRow, DeltaValue, RollupDeltas } from './rollup-deltas.js';
+
+/** A histogram's bins as the text of an int8[] whose lower bound is the first bin: `[3:5]={1,0,2}`. */
+export function histogramText(bins: ReadonlyMap<number, number>): string | null {
+  const indexes = [...bins.keys()].filter((bin) => bins.get(bin) !== 0);
+  if (indexes.length === 0) return null;
+  const lo = Math.min(...indexes);
+  const hi = Math.max(...indexes);
+  const counts: number[] = [];
+  for (let bin = lo; bin <= hi; bin++) counts.push(bins.get(bin) ?? 0);
+  return `[${lo}:${hi}]={${counts.join(',')}}`;
+}
+
+function sqlValue(value: DeltaValue): CopyValue {
+  if (typeof value === 'bigint') return fromUnits(value);
+  if (value instanceof Map) return histogramText(value);
+  return value;
+}
+
+/** How rows of a measure fold together in SQL. */
+export const AGGREGATE: Readonly<Record<Measures[string], string>> = {
+  count: 'sum',
+  decimal: 'sum',
+  min: 'min',
+  max: 'max',
+  histogram: 'wfapi_hist_sum',
+};
+
+/** How each measure column takes in a delta on conflict. */
+function combine(table: string, name: string, kind: Measures[string]): string {
+  switch (kind) {
+    case 'count':
+    case 'decimal':
+      return `${name} = ${table}.${name} + excluded.${name}`;
+    case 'min':
+      return `${name} = least(${table}.${name}, excluded.${name})`;
+    case 'max':
+      return `${name} = greatest(${table}.${name}, excluded.${name})`;
+    case 'histogram':
+      return `${name} = wfapi_hist_add(${table}.${name}, excluded.${name})`;
+  }
+}
+
+function upsertSql(rollup: AnyRollup, select: string): string {
+  const keys = keyColumns(rollup);
+  return `${select}
+     on conflict (${keys.join(', ')}) do update set
+       ${rollup.measureNames.map((name) => combine(rollup.table, name, rollup.measures[name]!)).join(',\n       ')}`;
+}
+
+function columnsOf(rollup: AnyRollup): Columns {
+  return [
+    ['organization_id', 'uuid'],
+    ['grain', 'int4'],
+    ['bucket_start', 'timestamptz'],
+    ...rollup.dimensionNames.map((name): [string, string] => [name, rollup.dimensions[name]!]),
+    ...rollup.measureNames.map((name): [string, string] => [name, MEASURE_SQL_TYPE[rollup.measures[name]!]]),
+  ];
+}
+
+/**
+ * Adds summed deltas to their rollup rows in one statement (rows in key order, so that concurrent
+ * writers of different organizations never wait on each other in opposite orders). Returns the
+ * rows a removal touched, whose extremes the caller refreshes when the rollup has any.
+ */
+export async function applyDeltas<D extends string, MS extends Measures>(
+  tx: Transaction,
+  deltas: RollupDeltas<D, MS>,
+): Promise<DeltaRow<D>[]> {
+  if (deltas.size === 0) return [];
+  const { rollup } = deltas;
+  const rows = deltas.sorted();
+  const insert = unnestInsert(
+    rollup.table,
+    columnsOf(rollup),
+    rows.map((row) => [
+      row.key.organizationId,
+      row.key.grain,
+      new Date(row.key.bucketStart),
+      ...rollup.dimensionNames.map((name) => row.key.dimensions[name]),
+      ...rollup.measureNames.map((name) => sqlValue(row.values[name]!)),
+    ]),
+  );
+  await tx.query(upsertSql(rollup, insert.text), insert.params);
+  return rows.filter((row) => row.removed);
+}
+
+/**
+ * Adds the rows of workflows that just became visible (their workflow record arrived after their
+ * executions) to the organization-wide rows (`workflow_uuid` = EVERY_WORKFLOW), which sum the
+ * visible workflows only. A rollup without organization-wide rows needs no such step.
+ */
+export async function addToOrganizationRows(
+  tx: Transaction,
+  rollup: AnyRollup,
+  organizationId: string,
+  workflowUuids: readonly string[],
+): Promise<void> {
+  if (workflowUuids.length === 0) return;
+  const keys = keyColumns(rollup);
+  const grouped = keys.filter((name) => name !== 'workflow_uuid');
+  const selected = [
+    ...keys.map((name) => (name === 'workflow_uuid' ? `'${EVERY_WORKFLOW}'::uuid` : `r.${name}`)),
+    ...rollup.measureNames.map((name) => `${AGGREGATE[rollup.measures[name]!]}(r.${name})`),
+  ];
+  // Several workflows' rows fold into one organization-wide row: summed first, then added.
+  await tx.query(
+    upsertSql(
+      rollup,
+      `insert into ${rollup.table} (${[...keys, ...rollup.measureNames].join(', ')})
+       select ${selected.join(', ')} from ${rollup.table} r
+       where r.organization_id = $1 and r.workflow_uuid = any($2::uuid[])
+       group by ${grouped.map((name) => `r.${name}`).join(', ')}
+       order by ${grouped.map((name) => `r.${name}`).join(', ')}`,
+    ),
+    [organizationId, workflowUuids],
+  );
+}

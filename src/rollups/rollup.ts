@@ -1,0 +1,97 @@
+/**
+ * One description per rollup table. The ingest writer (rollup-writer.store.ts) and the window
+ * reader (rollup-reader.store.ts) both work from it, so a new aggregate is one definition here
+ * plus one migration that creates its table.
+ *
+ * Every rollup table has the key `(organization_id, grain, bucket_start, ...dimensions)` and one
+ * column per measure. Rows exist at every grain of the ladder (grains.ts), and, for rollups with
+ * `allTime`, at the all-time grain too.
+ */
+
+/** How a dimension is typed in SQL; its JavaScript value is always a string. */
+export type DimensionType = 'uuid' | 'text';
+
+/**
+ * How a measure combines. `count` and `decimal` add (decimal exactly, as 10^-18 units); `min`
+ * and `max` keep the extreme (a removal makes the row's extreme stale: see `refreshExtremes`);
+ * `histogram` adds bin counts, stored as an int8[] whose lower bound is the first bin's index.
+ */
+export type MeasureKind = 'count' | 'decimal' | 'min' | 'max' | 'histogram';
+
+export const MEASURE_SQL_TYPE: Readonly<Record<MeasureKind, string>> = {
+  count: 'int8',
+  decimal: 'numeric',
+  min: 'int8',
+  max: 'int8',
+  histogram: 'int8[]',
+};
+
+/** What one item adds to a measure: a count, decimal units, an extreme candidate, or a bin index. */
+export type Contribution<K extends MeasureKind> = K extends 'decimal'
+  ? bigint
+  : K extends 'histogram'
+    ? { readonly bin: number }
+    : number;
+
+/** A measure's value once summed over rows: bin counts for a histogram. */
+export type MeasureValue<K extends MeasureKind> = K extends 'decimal'
+  ? string
+  : K extends 'histogram'
+    ? Map<number, number>
+    : K extends 'min' | 'max'
+      ? number | null
+      : number;
+
+export interface RawSql {
+  /** `and <column> = p.workflow_uuid` for per-workflow windows, else the organization's visible workflows. */
+  scope(workflowColumn: string): string;
+  /** `($n::type[] is null or <column> = any($n))`: the reader's filter on a dimension. */
+  filter(dimension: string, column: string): string;
+}
+
+export type Measures = Readonly<Record<string, MeasureKind>>;
+
+export interface RollupSpec<D extends string, MS extends Measures> {
+  readonly table: string;
+  /** Dimension columns besides organization_id, grain and bucket_start; part of the key. */
+  readonly dimensions: Readonly<Record<D, DimensionType>>;
+  readonly measures: MS;
+  /** Also keep one all-time row per key (grain ALL_TIME). */
+  readonly allTime?: boolean;
+  /**
+   * The raw rows of a window's partial edge, in the reader's output shape: every dimension
+   * column, then every measure (a count as 1 per row, a histogram as `<m>_lo` (the bin) and
+   * `<m>` ('1')), for rows whose time lies in `[p.lo, p.hi)` of the organization `$1`. It must
+   * apply `scope` to its workflow column and `filter` to each dimension it can filter.
+   */
+  readonly raw: (sql: RawSql) => string;
+}
+
+export interface Rollup<D extends string, MS extends Measures> extends RollupSpec<D, MS> {
+  readonly dimensionNames: readonly D[];
+  readonly measureNames: readonly (keyof MS & string)[];
+}
+
+export type AnyRollup = Rollup<string, Measures>;
+
+/** What one item adds to each measure it touches. */
+export type Contributions<MS extends Measures> = { readonly [K in keyof MS]?: Contribution<MS[K]> };
+
+/** Measures summed over rows. */
+export type MeasureValues<MS extends Measures> = { [K in keyof MS]: MeasureValue<MS[K]> };
+
+export function defineRollup<D extends string, MS extends Measures>(spec: RollupSpec<D, MS>): Rollup<D, MS> {
+  return Object.freeze({
+    ...spec,
+    dimensionNames: Object.keys(spec.dimensions) as D[],
+    measureNames: Object.keys(spec.measures) as (keyof MS & string)[],
+  });
+}
+
+/** The key columns of a rollup, in the order the writer sends them. */
+export function keyColumns(rollup: AnyRollup): string[] {
+  return ['organization_id', 'grain', 'bucket_start', ...rollup.dimensionNames];
+}
+
+/** The nil uuid, standing for "every visible workflow" in rollups that keep organization-wide rows. */
+export const EVERY_WORKFLOW = '00000000-0000-0000-0000-000000000000';

@@ -1,0 +1,61 @@
+import { ceilTo, floorTo } from '../modules/shared/buckets.js';
+import { FINEST_GRAIN, GRAINS } from './grains.js';
+
+/** A window of start times in ms: `from` inclusive, `to` exclusive (null: open-ended). */
+export interface TimeWindow {
+  readonly from: number;
+  readonly to: number | null;
+}
+
+/**
+ * A piece of a window: answered by the rollup buckets of `grain` seconds that start in
+ * [from, to), or (grain RAW) by reading the raw rows whose time lies in [from, to).
+ */
+export interface WindowPiece {
+  readonly grain: number;
+  readonly from: number;
+  readonly to: number | null;
+}
+
+/** The grain of a piece answered from raw rows (the partial edges of a window). */
+export const RAW = -1;
+
+const COARSEST_FIRST = [...GRAINS].reverse();
+
+/**
+ * Splits a window into the fewest rollup pieces that fit inside it (coarsest grain first) plus
+ * the raw partial edges, so that an aggregate over any window costs a bounded amount of work
+ * however many rows it covers: the edges are shorter than the finest grain.
+ * Stored timestamps have millisecond precision, so an inclusive bound `t` is the exclusive `t + 1`.
+ */
+export function splitWindow(window: TimeWindow): WindowPiece[] {
+  const { from, to } = window;
+  if (to !== null && to <= from) return [];
+  const finest = FINEST_GRAIN.ms;
+  const alignedFrom = ceilTo(from, finest);
+  const alignedTo = to === null ? null : floorTo(to, finest);
+  if (alignedTo !== null && alignedTo <= alignedFrom) return [{ grain: RAW, from, to }];
+  const pieces: WindowPiece[] = [];
+  if (alignedFrom > from) pieces.push({ grain: RAW, from, to: alignedFrom });
+  cover(alignedFrom, alignedTo, 0, pieces);
+  if (to !== null && alignedTo !== null && alignedTo < to) pieces.push({ grain: RAW, from: alignedTo, to });
+  return pieces;
+}
+
+function cover(lo: number, hi: number | null, level: number, pieces: WindowPiece[]): void {
+  if (hi !== null && lo >= hi) return;
+  const { seconds, ms } = COARSEST_FIRST[level]!;
+  if (level === COARSEST_FIRST.length - 1) {
+    pieces.push({ grain: seconds, from: lo, to: hi });
+    return;
+  }
+  const innerLo = ceilTo(lo, ms);
+  const innerHi = hi === null ? null : floorTo(hi, ms);
+  if (innerHi !== null && innerLo >= innerHi) {
+    cover(lo, hi, level + 1, pieces);
+    return;
+  }
+  cover(lo, innerLo, level + 1, pieces);
+  pieces.push({ grain: seconds, from: innerLo, to: innerHi });
+  if (innerHi !== null) cover(innerHi, hi, level + 1, pieces);
+}

@@ -1,0 +1,390 @@
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { formatDuration, formatRate } from '../../src/console/web/time.js';
+import {
+  type ConsolePage,
+  type ConsoleWorld,
+  complete,
+  openConsoleWorld,
+  openPage,
+  seriousViolations,
+  texts,
+} from './console-session.js';
+
+const SCREENSHOTS = 'docs/screenshots';
+
+describe('the web console in a real browser', () => {
+  let world: ConsoleWorld;
+  before(async () => {
+    world = await openConsoleWorld();
+  });
+  after(async () => {
+    await world?.close();
+  });
+
+  /** Opens a fresh tab signed in through the link's fragment, as the demo banner prints it. */
+  async function signedIn(
+    t: { after(fn: () => Promise<void>): void },
+    path = '/',
+    scheme: 'light' | 'dark' = 'light',
+  ) {
+    const tab = await openPage(world, { colorScheme: scheme });
+    t.after(() => tab.context.close());
+    const url = new URL(path, world.server.url);
+    url.hash = `key=${encodeURIComponent(world.tenant.key)}`;
+    await tab.page.goto(url.toString());
+    return tab;
+  }
+
+  const noProblems = (tab: ConsolePage) => assert.deepEqual(tab.problems, []);
+
+  it('signs in from the link fragment without sending the key anywhere but the Authorization header, and shows the overview as the API answers it', async (t) => {
+    const tab = await signedIn(t);
+    const { page } = tab;
+    await complete(page, 'overview');
+    assert.equal(new URL(page.url()).hash, '', 'the key is taken out of the address bar');
+    assert.ok(tab.posts.length > 0);
+    for (const post of tab.posts) {
+      assert.equal(post.authorization, `Apikey ${world.tenant.key}`);
+      assert.ok(!post.body.includes(world.tenant.key), 'the key is never in a request body');
+    }
+    const view = page.locator('[data-view="overview"]');
+    const from = (await view.getAttribute('data-from'))!;
+    const to = (await view.getAttribute('data-to'))!;
+    const { workflowActivity, durationStats, errorGroups } = await world.api(
+      `query($from: Time, $to: Time) {
+        workflowActivity(input: {from: $from, to: $to}) { data { from successCount failureCount } }
+        durationStats(input: {from: $from, to: $to}) { data { p50Ms p95Ms } }
+        errorGroups(input: {from: $from, to: $to, page: {size: 100}}) { data { fingerprint occurrences } }
+      }`,
+      { from, to },
+    );
+    const buckets = workflowActivity.data as Array<{ successCount: number; failureCount: number }>;
+    const success = buckets.reduce((s, b) => s + b.successCount, 0);
+    const failure = buckets.reduce((s, b) => s + b.failureCount, 0);
+    assert.ok(success > 0 && failure > 0, 'the simulated day has both outcomes');
+    const figure = (name: string) => page.locator(`[data-figure="${name}"]`).innerText();
+    assert.equal(await figure('executions'), String(success + failure));
+    assert.equal(await figure('success'), String(success));
+    assert.equal(await figure('failure'), String(failure));
+    assert.equal(await figure('failure-rate'), formatRate(failure, success + failure));
+    assert.equal(await figure('p50'), formatDuration(durationStats.data.p50Ms));
+    assert.equal(await figure('p95'), formatDuration(durationStats.data.p95Ms));
+    // The chart's figures, bucket by bucket.
+    const outcomes = page.locator('[data-section="outcomes"]');
+    assert.deepEqual(
+      await outcomes.locator('td[data-series="failure"]').allTextContents(),
+      buckets.map((b) => String(b.failureCount)),
+    );
+    // Failing workflows: each row's failures are the workflow's own count since the window's start.
+    const rows = page.locator('[data-section="failing"] tr[data-workflow]');
+    assert.ok((await rows.count()) > 0);
+    for (const row of await rows.all()) {
+      const uuid = (await row.getAttribute('data-workflow'))!;
+      const { workflow } = await world.api(
+        'query($uuid: String!, $from: Time!) { workflow(input: {uuid: $uuid, from: $from}) { data { executionCount executionCountByStatus { failure } } } }',
+        { uuid, from },
+      );
+      assert.equal(
+        await row.locator('[data-cell="failure"]').innerText(),
+        String(workflow.data.executionCountByStatus.failure),
+      );
+      assert.equal(await row.locator('[data-cell="runs"]').innerText(), String(workflow.data.executionCount));
+    }
+    const occurrences = new Map(
+      (errorGroups.data as Array<{ fingerprint: string; occurrences: number }>).map((g) => [
+        g.fingerprint,
+        g.occurrences,
+      ]),
+    );
+    for (const row of await page.locator('[data-section="rising"] tr[data-fingerprint]').all()) {
+      const fingerprint = (await row.getAttribute('data-fingerprint'))!;
+      assert.equal(
+        await row.locator('[data-cell="occurrences"]').innerText(),
+        String(occurrences.get(fingerprint)),
+      );
+    }
+    // Times show in the viewer's zone, with UTC on hover.
+    const freshness = page.locator('[data-freshness] time');
+    assert.match((await freshness.getAttribute('title'))!, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)? UTC$/);
+    noProblems(tab);
+  });
+
+  it('pages, sorts and searches the workflows as the API does, and back and forward restore each state', async (t) => {
+    const tab = await signedIn(t, '/?view=workflows&size=4');
+    const { page } = tab;
+    await complete(page, 'workflows');
+    const names = () => texts(page, 'table[data-table="workflows"] tbody tr td:first-child');
+    const apiNames = async (input: Record<string, unknown>) =>
+      (
+        (
+          await world.api('query($input: WorkflowsInput!) { workflows(input: $input) { data { name } } }', {
+            input,
+          })
+        ).workflows.data as Array<{ name: string }>
+      ).map((w) => w.name);
+    const first = await names();
+    assert.deepEqual(first, await apiNames({ page: { size: 4 } }));
+    assert.match(await page.locator('[data-pager]').innerText(), /page 1 of 2 · 6 workflows/);
+    // Runs over the last 24 h equal the API's count for that workflow since the same instant.
+    const since = (await page.locator('[data-view="workflows"]').getAttribute('data-since'))!;
+    const row = page.locator('tr[data-workflow]').first();
+    const uuid = (await row.getAttribute('data-workflow'))!;
+    const { workflow } = await world.api(
+      'query($uuid: String!, $from: Time!) { workflow(input: {uuid: $uuid, from: $from}) { data { executionCount } } }',
+      { uuid, from: since },
+    );
+    assert.equal(await row.locator('[data-cell="runs"]').innerText(), String(workflow.data.executionCount));
+
+    await page.click('a[rel="next"], .pager a:has-text("Next")');
+    await page.waitForURL(/page=1/);
+    await complete(page, 'workflows');
+    assert.deepEqual(await names(), await apiNames({ page: { number: 1, size: 4 } }));
+
+    await page.click('th a:has-text("name")');
+    await page.waitForURL(/sort=NAME/);
+    await complete(page, 'workflows');
+    const sorted = await apiNames({ orderBy: { field: 'NAME', order: 'DESC' }, page: { size: 4 } });
+    assert.deepEqual(await names(), sorted);
+
+    const term = first[0]!.slice(0, 4);
+    await page.fill('input[type="search"]', term);
+    await page.waitForURL(new RegExp(`search=${encodeURIComponent(term)}`));
+    await page.waitForFunction(
+      (n) => document.querySelectorAll('tr[data-workflow]').length === n,
+      (await apiNames({ search: term, page: { size: 4 } })).length,
+    );
+    assert.deepEqual(
+      await names(),
+      await apiNames({ search: term, orderBy: { field: 'NAME', order: 'DESC' }, page: { size: 4 } }),
+    );
+
+    // Typing replaced the sorted entry; back goes to page 2 unsorted, forward to the sorted one.
+    await page.goBack();
+    await page.waitForURL((url) => url.searchParams.get('page') === '1' && !url.searchParams.has('sort'));
+    await complete(page, 'workflows');
+    assert.deepEqual(await names(), await apiNames({ page: { number: 1, size: 4 } }));
+    await page.goForward();
+    await page.waitForURL(/sort=NAME/);
+    noProblems(tab);
+  });
+
+  it("shows a workflow's figures, deployments and filtered executions as the API answers them, from a deep link", async (t) => {
+    const { workflows } = await world.api('{ workflows(input: {page: {size: 1}}) { data { uuid name } } }');
+    const uuid = workflows.data[0].uuid as string;
+    const tab = await signedIn(t, `/?view=workflow&uuid=${uuid}&window=7d&status=FAILURE&size=5`);
+    const { page } = tab;
+    await complete(page, 'workflow');
+    const from = (await page.locator('[data-view="workflow"]').getAttribute('data-from'))!;
+    const to = (await page.locator('[data-view="workflow"]').getAttribute('data-to'))!;
+    const answer = await world.api(
+      `query($uuid: String!, $from: Time!, $to: Time) {
+        workflow(input: {uuid: $uuid, from: $from}) { data { executionCount executionCountByStatus { failure } } }
+        durationStats(input: {workflowUUID: $uuid, from: $from, to: $to}) { data { count p50Ms } }
+        workflowDeployments(input: {workflowUUID: $uuid, page: {size: 20}}) { data { uuid executionCountByStatus { success failure } } }
+        workflowExecutions(input: {workflowUuid: $uuid, status: [FAILURE], page: {size: 5}}) { count data { uuid } }
+      }`,
+      { uuid, from, to },
+    );
+    assert.equal(
+      await page.locator('[data-figure="executions"]').innerText(),
+      String(answer.workflow.data.executionCount),
+    );
+    assert.equal(
+      await page.locator('[data-figure="failure"]').innerText(),
+      String(answer.workflow.data.executionCountByStatus.failure),
+    );
+    assert.equal(
+      await page.locator('[data-figure="duration-count"]').innerText(),
+      String(answer.durationStats.data.count),
+    );
+    assert.equal(
+      await page.locator('[data-figure="p50"]').innerText(),
+      formatDuration(answer.durationStats.data.p50Ms),
+    );
+    const deployments = answer.workflowDeployments.data as Array<{
+      uuid: string;
+      executionCountByStatus: { failure: number };
+    }>;
+    assert.deepEqual(
+      await page.locator('li[data-deployment] [data-cell="failure"]').allTextContents(),
+      deployments.map((d) => String(d.executionCountByStatus.failure)),
+    );
+    assert.deepEqual(
+      await page
+        .locator('tr[data-execution]')
+        .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-execution'))),
+      answer.workflowExecutions.data.map((e: { uuid: string }) => e.uuid),
+    );
+    assert.ok(await page.locator('input[type="checkbox"]').first().isVisible());
+    assert.equal(await page.getByLabel('FAILURE').isChecked(), true, 'the filter from the link is shown');
+    noProblems(tab);
+  });
+
+  it("shows an execution's errors with their fingerprints, its capability timeline and its logs with the node filter and text search", async (t) => {
+    const { workflowExecutions } = await world.api(
+      '{ workflowExecutions(input: {status: [FAILURE], page: {size: 20}}) { data { uuid errors { error } } } }',
+    );
+    const failed = (workflowExecutions.data as Array<{ uuid: string; errors: unknown[] | null }>).find(
+      (e) => e.errors?.length,
+    )!;
+    const uuid = failed.uuid;
+    const { workflowExecutionEvents, workflowExecutionLogs } = await world.api(
+      `query($uuid: String!) {
+        workflowExecutionEvents(input: {workflowExecutionUUID: $uuid}) { data { capabilityID status errors { error } } }
+        workflowExecutionLogs(input: {workflowExecutionUUID: $uuid}) { data { nodeID message } }
+      }`,
+      { uuid },
+    );
+    const tab = await signedIn(t, `/?view=execution&uuid=${uuid}`);
+    const { page } = tab;
+    await complete(page, 'execution');
+    assert.equal(await page.locator('li[data-error]').count(), failed.errors!.length);
+    const events = workflowExecutionEvents.data as Array<{
+      capabilityID: string;
+      status: string;
+      errors: unknown[] | null;
+    }>;
+    assert.deepEqual(await texts(page, 'li[data-event]').then((l) => l.length), events.length);
+    const failedEvents = events.filter(
+      (e) => (e.errors?.length ?? 0) > 0 || !['COMPLETED', 'SUCCESS'].includes(e.status),
+    );
+    assert.equal(await page.locator('li[data-event][data-failed="true"]').count(), failedEvents.length);
+    for (const fingerprint of await page
+      .locator('tr[data-fingerprint]')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-fingerprint')))) {
+      const { workflowExecutions: had } = await world.api(
+        'query($fp: String, $uuid: String) { workflowExecutions(input: {errorFingerprint: $fp, search: $uuid}) { count } }',
+        { fp: fingerprint, uuid },
+      );
+      assert.equal(had.count, 1, `the execution has an error of group ${fingerprint}`);
+    }
+    assert.ok(
+      (await page.locator('tr[data-fingerprint]').count()) > 0,
+      'the errors carry their fingerprints',
+    );
+    const logs = workflowExecutionLogs.data as Array<{ nodeID: string; message: string }>;
+    assert.ok(logs.length > 0);
+    const node = logs[0]!.nodeID;
+    await page.selectOption('select', node);
+    await page.waitForURL(/node=/);
+    assert.equal(
+      Number(await page.locator('ol.logs').getAttribute('data-log-count')),
+      logs.filter((l) => l.nodeID === node).length,
+    );
+    const word = logs[0]!.message
+      .split(/\s+/)
+      .find((w) => w.length >= 4)!
+      .toLowerCase();
+    await page.fill('[data-section="logs"] input[type="search"]', word);
+    await page.waitForURL(/q=/);
+    await page.waitForFunction(
+      (n) => document.querySelector('ol.logs')?.getAttribute('data-log-count') === String(n),
+      logs.filter((l) => l.nodeID === node && l.message.toLowerCase().includes(word)).length,
+    );
+    noProblems(tab);
+  });
+
+  it('lists the error groups of the window with their counts and links each to the executions that had it', async (t) => {
+    const tab = await signedIn(t, '/?view=errors&window=7d');
+    const { page } = tab;
+    await complete(page, 'errors');
+    const from = (await page.locator('[data-view="errors"]').getAttribute('data-from'))!;
+    const to = (await page.locator('[data-view="errors"]').getAttribute('data-to'))!;
+    const { errorGroups } = await world.api(
+      'query($from: Time, $to: Time) { errorGroups(input: {from: $from, to: $to, page: {size: 20}}) { count data { fingerprint occurrences executionCount } } }',
+      { from, to },
+    );
+    const groups = errorGroups.data as Array<{
+      fingerprint: string;
+      occurrences: number;
+      executionCount: number;
+    }>;
+    assert.ok(groups.length > 0);
+    assert.deepEqual(
+      await page.locator('table[data-table="error-groups"] [data-cell="occurrences"]').allTextContents(),
+      groups.map((g) => String(g.occurrences)),
+    );
+    await page.locator('tr[data-fingerprint] td.pattern a').first().click();
+    await page.waitForURL(new RegExp(`fp=${groups[0]!.fingerprint}`));
+    await page.waitForSelector('[data-group-count]');
+    const { workflowExecutions } = await world.api(
+      'query($fp: String, $from: Time, $to: Time) { workflowExecutions(input: {errorFingerprint: $fp, from: $from, to: $to, page: {size: 20}}) { count data { uuid } } }',
+      { fp: groups[0]!.fingerprint, from, to },
+    );
+    assert.equal(
+      await page.locator('[data-group-count]').getAttribute('data-group-count'),
+      String(workflowExecutions.count),
+    );
+    const linked = await page
+      .locator('[data-section="group-executions"] tr[data-execution]')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-execution')));
+    assert.deepEqual(
+      linked,
+      workflowExecutions.data.map((e: { uuid: string }) => e.uuid),
+    );
+    await page.locator('[data-section="group-executions"] tr[data-execution] a').first().click();
+    await complete(page, 'execution');
+    await page.goBack();
+    await complete(page, 'errors');
+    noProblems(tab);
+  });
+
+  it("refuses a bad key in the key form with the API's message, and a refused key from a link returns to the form", async (t) => {
+    const bad = 'wfk_notarealkey0000000000000000000000';
+    const answer = await world.server.gql(bad, '{ getOrganization { displayName } }');
+    const message = answer.body.errors[0].message as string;
+    const tab = await openPage(world);
+    t.after(() => tab.context.close());
+    const { page } = tab;
+    await page.goto(world.server.url);
+    await page.fill('#api-key', bad);
+    await page.click('button[type="submit"]');
+    await page.waitForSelector('#key-error');
+    assert.equal(await page.locator('#key-error').innerText(), `The API refused the key: ${message}`);
+    await page.goto(`${world.server.url}/?view=workflows#key=${bad}`);
+    await page.waitForSelector('#key-error');
+    assert.equal(await page.locator('#key-error').innerText(), `The API refused the key: ${message}`);
+    assert.equal(await page.evaluate(() => sessionStorage.length), 0, 'a refused key is not kept');
+    // The browser logs failed requests (401) as console errors; nothing else may appear.
+    assert.deepEqual(
+      tab.problems.filter((p) => !p.includes('401')),
+      [],
+    );
+  });
+
+  it('passes axe-core without serious or critical violations on every page, light and dark, and saves each as a screenshot', async (t) => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    const { workflowExecutions } = await world.api(
+      '{ workflowExecutions(input: {status: [FAILURE], page: {size: 1}}) { data { uuid workflowUUID } } }',
+    );
+    const failed = workflowExecutions.data[0];
+    const pages: Array<[string, string, string]> = [
+      ['overview', '/', 'overview'],
+      ['workflows', '/?view=workflows', 'workflows'],
+      ['workflow', `/?view=workflow&uuid=${failed.workflowUUID}`, 'workflow'],
+      ['execution', `/?view=execution&uuid=${failed.uuid}`, 'execution'],
+      ['errors', '/?view=errors&window=7d', 'errors'],
+    ];
+    for (const scheme of ['light', 'dark'] as const) {
+      const tab = await signedIn(t, '/?view=workflows', scheme);
+      const { page } = tab;
+      for (const [name, path, view] of pages) {
+        await page.goto(new URL(path, world.server.url).toString());
+        await complete(page, view);
+        assert.deepEqual(await seriousViolations(page), [], `${name} (${scheme})`);
+        await page.screenshot({
+          path: `${SCREENSHOTS}/${name}-${scheme}.png`,
+          fullPage: name !== 'execution',
+        });
+      }
+      await page.goto(world.server.url);
+      await page.click('text=Sign out');
+      await page.waitForSelector('#api-key');
+      assert.deepEqual(await seriousViolations(page), [], `key form (${scheme})`);
+      await page.screenshot({ path: `${SCREENSHOTS}/key-form-${scheme}.png` });
+      noProblems(tab);
+    }
+  });
+});

@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { loadMigrations, migrate } from '../../src/db/migrate.js';
+import { openTestDatabase, type TestDatabase } from '../harness/database.js';
+import { createTenant } from '../harness/fixtures.js';
+import { rollupDrift } from '../ingest/rollup-drift.js';
+
+describe('migrations', () => {
+  let database: TestDatabase;
+  before(async () => {
+    database = await openTestDatabase({ migrate: false });
+  });
+  after(() => database?.close());
+
+  it('recount every rollup from the raw rows a version 1 database holds', async () => {
+    const { db } = database;
+    const all = await loadMigrations();
+    await migrate(
+      db,
+      all.filter((m) => m.version < '0002'),
+    );
+    const tenant = await createTenant(db);
+    const org = tenant.organizationId;
+    const workflow = randomUUID();
+    await db.query(
+      `insert into workflows (uuid, organization_id, workflow_id, name, owner_address, status, registered_at)
+       values ($1, $2, 'wf', 'price-feed', '0xaa', 'ACTIVE', '2026-01-01T00:00:00Z')`,
+      [workflow, org],
+    );
+    const executions = [
+      [randomUUID(), 'SUCCESS', '2026-01-02T00:00:00Z', '2026-01-02T00:00:01.250Z', null],
+      [
+        randomUUID(),
+        'FAILURE',
+        '2026-01-02T00:07:00Z',
+        '2026-01-02T00:07:04Z',
+        [{ error: 'index out of range [3] with length 3', count: 2 }],
+      ],
+      [randomUUID(), 'IN_PROGRESS', '2026-01-02T01:00:00Z', null, null],
+    ] as const;
+    for (const [uuid, status, startedAt, finishedAt, errors] of executions) {
+      await db.query(
+        `insert into executions (uuid, organization_id, workflow_uuid, id, status, started_at, finished_at, errors, credit_used)
+         values ($1, $2, $3, $8, $4, $5, $6, $7, 1.5)`,
+        [
+          uuid,
+          org,
+          workflow,
+          status,
+          startedAt,
+          finishedAt,
+          errors === null ? null : JSON.stringify(errors),
+          uuid,
+        ],
+      );
+      await db.query(
+        `insert into execution_events (organization_id, workflow_execution_uuid, line_hash, capability_id, status, started_at, finished_at, errors)
+         values ($1, $2, $3, 'evm-write@1.0.0', $4, $5, $6, $7)`,
+        [
+          org,
+          uuid,
+          Buffer.from(uuid),
+          status === 'FAILURE' ? 'FAILED' : 'COMPLETED',
+          startedAt,
+          finishedAt,
+          errors === null ? null : JSON.stringify(errors),
+        ],
+      );
+    }
+    // An event whose execution has not arrived.
+    await db.query(
+      `insert into execution_events (organization_id, workflow_execution_uuid, line_hash, capability_id, status, started_at, errors)
+       values ($1, $2, '\\x00', 'http@1.0.0', 'FAILED', '2026-01-02T00:00:00Z', '[{"error": "timeout after 10s", "count": 1}]')`,
+      [org, randomUUID()],
+    );
+
+    assert.deepEqual(
+      await migrate(db),
+      all.filter((m) => m.version >= '0002').map((m) => m.version),
+    );
+    const drift = await rollupDrift(db);
+    assert.equal(drift.actual, drift.expected);
+    const [durations] = await db.query<{ n: number }>(
+      `select count(*)::int as n from duration_rollups where organization_id = $1 and item_count > 0`,
+      [org],
+    );
+    assert.ok(durations!.n > 0, 'the history got duration rollups');
+    const [orphans] = await db.query<{ n: number }>('select count(*)::int as n from orphan_event_executions');
+    assert.equal(orphans!.n, 1);
+  });
+});

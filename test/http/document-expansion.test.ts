@@ -1,0 +1,104 @@
+// test: alone (it measures latency: no other test file shares the cores meanwhile)
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { getIntrospectionQuery } from 'graphql';
+import { createTenant } from '../harness/fixtures.js';
+import { latencyWhile, p99Budget } from '../harness/latency.js';
+import { useServer } from '../harness/suite.js';
+import { apikey, errorCode, GRAPHQL_RESPONSE, postGraphql } from './http-client.js';
+
+/** K fragments, each spreading the next twice: 2^K selections once expanded, about 36 bytes per fragment. */
+function fragmentChain(k: number, tag = ''): string {
+  const links = Array.from({ length: k }, (_, i) => `fragment F${i} on Query{...F${i + 1} ...F${i + 1}}`);
+  return `query${tag ? ` ${tag}` : ''}{...F0} ${links.join(' ')} fragment F${k} on Query{__typename}`;
+}
+
+describe('documents that expand past their size', () => {
+  const ctx = useServer();
+
+  async function ask(key: string, query: string) {
+    return postGraphql(ctx.server.url, apikey(key), { query }, { accept: GRAPHQL_RESPONSE });
+  }
+
+  it('refuses a 22-fragment chain (4 million fields expanded) at once, with the expanded counts', async () => {
+    const tenant = await createTenant(ctx.db);
+    const started = performance.now();
+    const answer = await ask(tenant.key, fragmentChain(22));
+    const elapsed = performance.now() - started;
+    assert.equal(answer.status, 400);
+    assert.equal(errorCode(answer), 'GRAPHQL_VALIDATION_FAILED');
+    const messages = answer.body.errors.map((e: { message: string }) => e.message);
+    assert.ok(
+      messages.includes('The operation expands to 8388607 fragment spreads, more than the maximum of 500'),
+    );
+    assert.ok(messages.includes('The operation expands to 4194304 fields, more than the maximum of 1000'));
+    assert.ok(elapsed < 1000, `took ${elapsed} ms`);
+  });
+
+  it('refuses a 60-fragment chain without freezing the server: /healthz answers right after', async () => {
+    const tenant = await createTenant(ctx.db);
+    const answer = await ask(tenant.key, fragmentChain(60));
+    assert.equal(answer.status, 400);
+    assert.equal(errorCode(answer), 'GRAPHQL_VALIDATION_FAILED');
+    assert.match(answer.body.errors[0].message, /expands to over 2\^53 fragment spreads/);
+    const health = await fetch(`${ctx.server.url}/healthz`, { signal: AbortSignal.timeout(1000) });
+    assert.equal(health.status, 200);
+  });
+
+  it('refuses a fragment chain even when no operation uses it', async () => {
+    const tenant = await createTenant(ctx.db);
+    const unused = fragmentChain(40).replace('query{...F0}', '{ __typename }');
+    const answer = await ask(tenant.key, unused);
+    assert.equal(answer.status, 400);
+    assert.equal(errorCode(answer), 'GRAPHQL_VALIDATION_FAILED');
+  });
+
+  it('refuses hundreds of same-named fields before graphql-js compares them pairwise', async () => {
+    const tenant = await createTenant(ctx.db);
+    const repeated = `{ ${Array.from({ length: 400 }, () => 'getOrganization { displayName }').join(' ')} }`;
+    const answer = await ask(tenant.key, repeated);
+    assert.equal(answer.status, 400);
+    assert.equal(errorCode(answer), 'GRAPHQL_VALIDATION_FAILED');
+    assert.match(
+      answer.body.errors[0].message,
+      /repeats fields under the same response names too often: checking that they merge would take 319200 comparisons, more than the maximum of 20000/,
+    );
+  });
+
+  it('still answers the full introspection query and fragments spread a few times', async () => {
+    const tenant = await createTenant(ctx.db, 'Introspecting');
+    const introspection = await ask(tenant.key, getIntrospectionQuery({ descriptions: true }));
+    assert.equal(introspection.status, 200, introspection.text);
+    const shared = await ask(
+      tenant.key,
+      `fragment Org on Query { getOrganization { displayName } } { ...Org ...Org ... on Query { ...Org } }`,
+    );
+    assert.equal(shared.status, 200, shared.text);
+    assert.deepEqual(shared.body.data, { getOrganization: { displayName: 'Introspecting' } });
+  });
+
+  it("keeps another organization's trivial query under 50 ms at p99 while fragment bombs arrive", async (t) => {
+    const attacker = await createTenant(ctx.db, 'Attacker');
+    const bystander = await createTenant(ctx.db, 'Bystander');
+    const probe = async () => {
+      const answer = await ask(bystander.key, '{ getOrganization { displayName } }');
+      assert.equal(answer.status, 200);
+    };
+    const budget = await p99Budget(probe);
+    const result = await latencyWhile({
+      durationMs: 2500,
+      concurrency: 4,
+      // Each document is new (its operation name differs), so no cache answers for it.
+      hostile: (i) => ask(attacker.key, fragmentChain(22 + (i % 40), `Bomb${i}`)),
+      probe,
+    });
+    assert.ok(result.hostileRequests > 20, `only ${result.hostileRequests} hostile requests ran`);
+    t.diagnostic(
+      `bystander p99 ${result.p99.toFixed(1)} ms, p50 ${result.p50.toFixed(1)} ms, budget ${budget.toFixed(0)} ms`,
+    );
+    assert.ok(
+      result.p99 < budget,
+      `p99 ${result.p99.toFixed(1)} ms (p50 ${result.p50.toFixed(1)} ms), budget ${budget.toFixed(0)} ms`,
+    );
+  });
+});

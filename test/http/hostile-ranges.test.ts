@@ -1,0 +1,58 @@
+// test: alone (it measures latency: no other test file shares the cores meanwhile)
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { createTenant } from '../harness/fixtures.js';
+import { latencyWhile, p99Budget, trivialQueryOf } from '../harness/latency.js';
+import { useServer } from '../harness/suite.js';
+import { apikey, errorCode, postGraphql } from './http-client.js';
+
+const WIDEST = '{ from: "0001-01-01T00:00:00Z", to: "9999-12-31T23:59:59Z" }';
+const HUGE_RANGES = [
+  `{ workflowActivity(input: ${WIDEST}) { data { from successCount } } }`,
+  `{ errorGroups(input: ${WIDEST}) { count data { activity { occurrences } } } }`,
+];
+
+describe('aggregates over huge ranges', () => {
+  const ctx = useServer();
+
+  it('refuses workflowActivity over 0001..9999 (521,000 weeks) from arithmetic, at a few ms of CPU each', async () => {
+    const tenant = await createTenant(ctx.db);
+    // Warm up the document cache: what is measured is the resolver's work.
+    await postGraphql(ctx.server.url, apikey(tenant.key), { query: HUGE_RANGES[0] });
+    // CPU time, not wall time: the server runs in this process, and other processes share the machine.
+    const cpu = process.cpuUsage();
+    for (let i = 0; i < 20; i++) {
+      const answer = await postGraphql(ctx.server.url, apikey(tenant.key), { query: HUGE_RANGES[0] });
+      assert.equal(errorCode(answer), 'BAD_USER_INPUT');
+      assert.match(
+        answer.body.errors[0].message,
+        /the range from\.\.to must cover at most 1000 buckets of 7 days/,
+      );
+    }
+    const used = process.cpuUsage(cpu);
+    const perRequestMs = (used.user + used.system) / 1000 / 20;
+    assert.ok(perRequestMs < 40, `${perRequestMs.toFixed(1)} ms of CPU per refusal`);
+  });
+
+  it("keeps another organization's trivial query under 50 ms at p99 while huge ranges arrive", async (t) => {
+    const attacker = await createTenant(ctx.db, 'Attacker');
+    const bystander = await createTenant(ctx.db, 'Bystander');
+    const probe = trivialQueryOf(ctx.server.url, bystander.key);
+    const budget = await p99Budget(probe);
+    const result = await latencyWhile({
+      durationMs: 2500,
+      concurrency: 4,
+      hostile: (i) =>
+        postGraphql(ctx.server.url, apikey(attacker.key), { query: HUGE_RANGES[i % HUGE_RANGES.length] }),
+      probe,
+    });
+    assert.ok(result.hostileRequests > 100, `only ${result.hostileRequests} hostile requests ran`);
+    t.diagnostic(
+      `bystander p99 ${result.p99.toFixed(1)} ms, p50 ${result.p50.toFixed(1)} ms, budget ${budget.toFixed(0)} ms`,
+    );
+    assert.ok(
+      result.p99 < budget,
+      `p99 ${result.p99.toFixed(1)} ms (p50 ${result.p50.toFixed(1)} ms), budget ${budget.toFixed(0)} ms`,
+    );
+  });
+});

@@ -1,0 +1,93 @@
+// test: alone (it measures latency: no other test file shares the cores meanwhile)
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { BANNER_QUERY } from '../../src/cli/commands/demo/banner.js';
+import { TEST_DB } from '../harness/database.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** How long the probes run while the background load goes on. */
+const MEASURE_MS = 8_000;
+
+describe('the demo on an empty data directory', { skip: TEST_DB !== 'pglite' }, () => {
+  let dir: string;
+  let demo: ChildProcess;
+  let output = '';
+  let exited: Promise<unknown>;
+
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'wfapi-demo-first-'));
+    demo = spawn(process.execPath, ['--import', 'tsx', 'src/cli/dev.ts', 'demo', '--port', '0'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, WFAPI_DATA_DIR: dir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const read = (chunk: Buffer) => {
+      output += chunk.toString();
+    };
+    demo.stdout!.on('data', read);
+    demo.stderr!.on('data', read);
+    exited = new Promise((resolve) => demo.once('exit', resolve));
+  });
+
+  after(async () => {
+    if (demo.exitCode === null && demo.signalCode === null) demo.kill('SIGTERM');
+    await exited;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("answers the banner's curl in under 1 s and /healthz in under 100 ms while the older days load", async () => {
+    const deadline = Date.now() + 240_000;
+    while (!/API key\s+wfk_/.test(output) && Date.now() < deadline && demo.exitCode === null) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const url = /GraphQL endpoint\s+(http:\/\/\S+)\/graphql/.exec(output)?.[1];
+    const key = /API key\s+(wfk_\S+)/.exec(output)?.[1];
+    assert.ok(url && key, `no banner: ${output}`);
+    const complete = () => output.includes('demo history complete');
+    assert.equal(complete(), false, 'the load ended before the banner');
+
+    const timed = async (path: string, init?: RequestInit) => {
+      const started = performance.now();
+      const response = await fetch(`${url}${path}`, { ...init, signal: AbortSignal.timeout(30_000) });
+      await response.text();
+      assert.equal(response.status, 200);
+      return performance.now() - started;
+    };
+    const curl = {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Apikey ${key}` },
+      body: JSON.stringify({ query: BANNER_QUERY }),
+    };
+    const loop = async (probe: () => Promise<number>, everyMs: number) => {
+      const during: number[] = [];
+      const until = performance.now() + MEASURE_MS;
+      while (performance.now() < until) {
+        const ms = await probe();
+        // A sample counts only if the load was still running when it was answered.
+        if (!complete()) during.push(ms);
+        await new Promise((resolve) => setTimeout(resolve, everyMs));
+      }
+      return during;
+    };
+    const first = await timed('/graphql', curl);
+    const [healthz, queries] = await Promise.all([
+      loop(() => timed('/healthz'), 50),
+      loop(() => timed('/graphql', curl), 250),
+    ]);
+    assert.ok(first < 1_000, `the banner's query first answered after ${first.toFixed(0)} ms`);
+    assert.ok(healthz.length >= 40, `only ${healthz.length} healthz answers during the load`);
+    assert.ok(queries.length >= 10, `only ${queries.length} query answers during the load`);
+    const slowest = (samples: number[]) => Math.max(...samples);
+    assert.ok(slowest(healthz) < 100, `healthz took up to ${slowest(healthz).toFixed(0)} ms during the load`);
+    assert.ok(
+      slowest(queries) < 1_000,
+      `the query took up to ${slowest(queries).toFixed(0)} ms during the load`,
+    );
+    assert.equal(complete(), false, 'the load was over before the measurements ended');
+  });
+});
