@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { startWorker } from '../../src/worker-thread.js';
 import { apikey, postGraphql } from '../http/http-client.js';
 
 /**
@@ -15,38 +16,95 @@ export interface LatencyUnderLoad {
   readonly hostileRequests: number;
 }
 
+/**
+ * Hostile requests as data, so that a worker thread can send them: each request is a POST whose
+ * body and header values have every `{{i}}` replaced by the request's index (a new document, a new
+ * guess), taken from `requests` in turn.
+ */
+export interface HostileLoad {
+  readonly requests: readonly {
+    readonly url: string;
+    readonly headers: Record<string, string>;
+    readonly body: string;
+  }[];
+  readonly concurrency: number;
+}
+
 export async function latencyWhile(options: {
-  readonly hostile: (index: number) => Promise<unknown>;
+  readonly hostile: HostileLoad;
   readonly probe: () => Promise<unknown>;
   readonly durationMs: number;
-  readonly concurrency: number;
   /** Pause between probes, so that the probe itself is not a load. */
   readonly probeIntervalMs?: number;
 }): Promise<LatencyUnderLoad> {
-  const { hostile, probe, durationMs, concurrency, probeIntervalMs = 10 } = options;
-  const until = performance.now() + durationMs;
-  let hostileRequests = 0;
-  let index = 0;
-  const loops = Array.from({ length: concurrency }, async () => {
+  const { hostile, probe, durationMs, probeIntervalMs = 10 } = options;
+  // The attacker runs on its own thread, as it would on its own machine: only the server's work
+  // shares this thread with the probe.
+  const attacker = hostile.concurrency > 0 ? startHostileWorker(hostile) : undefined;
+  try {
+    if (attacker) await attacker.started;
+    // Let the hostile requests start before measuring.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const until = performance.now() + durationMs;
+    const samples: number[] = [];
     while (performance.now() < until) {
-      await hostile(index++);
-      hostileRequests += 1;
+      const started = performance.now();
+      await probe();
+      samples.push(performance.now() - started);
+      await new Promise((resolve) => setTimeout(resolve, probeIntervalMs));
     }
-  });
-  const samples: number[] = [];
-  // Let the hostile requests start before measuring.
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  while (performance.now() < until) {
-    const started = performance.now();
-    await probe();
-    samples.push(performance.now() - started);
-    await new Promise((resolve) => setTimeout(resolve, probeIntervalMs));
+    const hostileRequests = attacker ? await attacker.stop() : 0;
+    samples.sort((a, b) => a - b);
+    const at = (p: number) =>
+      samples[Math.min(samples.length - 1, Math.floor((p / 100) * samples.length))] ?? 0;
+    return { samples, p50: at(50), p99: at(99), hostileRequests };
+  } finally {
+    await attacker?.worker.terminate();
   }
-  await Promise.all(loops);
-  samples.sort((a, b) => a - b);
-  const at = (p: number) =>
-    samples[Math.min(samples.length - 1, Math.floor((p / 100) * samples.length))] ?? 0;
-  return { samples, p50: at(50), p99: at(99), hostileRequests };
+}
+
+function startHostileWorker(load: HostileLoad) {
+  const worker = startWorker(new URL('./hostile-worker.js', import.meta.url), { workerData: load });
+  let onStarted: () => void = () => {};
+  let onDone: (completed: number) => void = () => {};
+  let onError: (error: Error) => void = () => {};
+  const failed = new Promise<never>((_, reject) => {
+    onError = reject;
+  });
+  failed.catch(() => {});
+  const started = new Promise<void>((resolve) => {
+    onStarted = resolve;
+  });
+  const done = new Promise<number>((resolve) => {
+    onDone = resolve;
+  });
+  worker.on('message', (m: { started?: true; completed?: number; error?: string }) => {
+    if (m.started) onStarted();
+    else if (m.error !== undefined) onError(new Error(`the hostile requests failed: ${m.error}`));
+    else onDone(m.completed ?? 0);
+  });
+  worker.on('error', onError);
+  return {
+    worker,
+    started: Promise.race([started, failed]),
+    stop(): Promise<number> {
+      worker.postMessage('stop');
+      return Promise.race([done, failed]);
+    },
+  };
+}
+
+/**
+ * Asserts the bystander's p99 stayed under the budget, and reports both percentiles either way.
+ */
+export function assertBystanderHeld(
+  t: { diagnostic(message: string): void },
+  result: LatencyUnderLoad,
+  budget: number,
+): void {
+  const figures = `p99 ${result.p99.toFixed(1)} ms, p50 ${result.p50.toFixed(1)} ms, budget ${budget.toFixed(0)} ms, ${result.samples.length} probes, ${result.hostileRequests} hostile requests`;
+  t.diagnostic(`bystander ${figures}`);
+  assert.ok(result.p99 < budget, `bystander ${figures}`);
 }
 
 /**
@@ -56,7 +114,7 @@ export async function latencyWhile(options: {
  * event loop (the fragment bomb held it for seconds) fails either way.
  */
 export async function p99Budget(probe: () => Promise<unknown>, targetMs = 50): Promise<number> {
-  const calm = await latencyWhile({ hostile: async () => {}, probe, durationMs: 1000, concurrency: 0 });
+  const calm = await latencyWhile({ hostile: { requests: [], concurrency: 0 }, probe, durationMs: 1000 });
   return Math.max(targetMs, 3 * calm.p99);
 }
 
