@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { formatDuration, formatRate } from '../../src/console/web/time.js';
+import { execution, ingest } from '../harness/fixtures.js';
 import {
   type ConsolePage,
   type ConsoleWorld,
@@ -352,6 +353,73 @@ describe('the web console in a real browser', () => {
       tab.problems.filter((p) => !p.includes('401')),
       [],
     );
+  });
+
+  it('refreshes the view every 15 s with what has arrived since, and not while refreshing is paused', async (t) => {
+    const tab = await openPage(world);
+    t.after(() => tab.context.close());
+    const { page } = tab;
+    // The page's clock is Playwright's: it runs on its own and is moved on by hand, and the page
+    // notes the clock's time of each request it sends, so the interval is measured on that clock.
+    await page.clock.install();
+    await page.addInitScript(() => {
+      const sent: number[] = [];
+      Object.assign(window, { sentAt: sent });
+      const send = window.fetch.bind(window);
+      window.fetch = (...args: Parameters<typeof fetch>) => {
+        sent.push(Date.now());
+        return send(...args);
+      };
+    });
+    const url = new URL('/', world.server.url);
+    url.hash = `key=${encodeURIComponent(world.tenant.key)}`;
+    await page.goto(url.toString());
+    await complete(page, 'overview');
+    const sentAt = () => page.evaluate(() => (window as unknown as { sentAt: number[] }).sentAt.slice());
+    const loaded = await sentAt();
+    const { workflows } = await world.api('{ workflows(input: {page: {size: 1}}) { data { uuid } } }');
+    const arrives = () =>
+      ingest(world.database.db, [
+        execution(world.tenant.organizationId, workflows.data[0].uuid, {
+          status: 'FAILURE',
+          startedAt: new Date(Date.now() - 60_000).toISOString(),
+          finishedAt: new Date(Date.now() - 30_000).toISOString(),
+        }),
+      ]);
+    const shown = async () => Number(await page.locator('[data-figure="executions"]').innerText());
+    const shows = (count: number) =>
+      page.waitForFunction(
+        (n) => document.querySelector('[data-figure="executions"]')?.textContent === String(n),
+        count,
+        { timeout: 10_000 },
+      );
+    const first = await shown();
+
+    await arrives();
+    // A second at a time, until the view asks again.
+    for (let s = 0; s < 30 && (await sentAt()).length === loaded.length; s++) {
+      await page.clock.runFor(1_000);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const again = (await sentAt())[loaded.length];
+    assert.ok(again !== undefined, 'the view asks again');
+    const interval = again - (loaded[0] ?? 0);
+    assert.ok(interval >= 14_000 && interval <= 17_500, `asked again after ${interval} ms`);
+    await shows(first + 1);
+    await complete(page, 'overview');
+
+    await page.getByRole('button', { name: 'Pause refresh' }).click();
+    const postsWhenPaused = tab.posts.length;
+    await arrives();
+    await page.clock.runFor(60_000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.equal(await shown(), first + 1, 'a paused view keeps what it shows');
+    assert.equal(tab.posts.length, postsWhenPaused, 'a paused view asks nothing');
+
+    await page.getByRole('button', { name: 'Resume refresh' }).click();
+    await page.clock.runFor(15_000);
+    await shows(first + 2);
+    noProblems(tab);
   });
 
   it('passes axe-core without serious or critical violations on every page, light and dark, and saves each as a screenshot', async (t) => {
