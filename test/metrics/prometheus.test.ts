@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -18,20 +18,26 @@ import { METRICS_TOKEN } from './scrape.js';
 
 const PROMETHEUS = '/usr/bin/prometheus';
 
-/** The README's scrape job, pointed at the test server. */
+const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+/** The fenced blocks of one language in the README's Prometheus section. */
+const readmeBlocks = (language: string) => {
+  const start = README.indexOf('\n## Prometheus\n');
+  const section = README.slice(start, README.indexOf('\n## ', start + 1));
+  return [...section.matchAll(new RegExp(`^\`\`\`${language}\\n([\\s\\S]*?)^\`\`\``, 'gm'))].map(
+    (m) => m[1]!,
+  );
+};
+
+/** The README's scrape job as written, pointed at the test server and scraping every second. */
 function prometheusConfig(target: string, tokenFile: string): string {
-  return `global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-scrape_configs:
-  - job_name: wfapi
-    metrics_path: /metrics
-    authorization:
-      type: Bearer
-      credentials_file: ${tokenFile}
-    static_configs:
-      - targets: ['${target}']
-`;
+  const job = readmeBlocks('yaml')[0] ?? '';
+  assert.ok(job.includes('job_name: wfapi'), 'the README shows a scrape job');
+  const edited = job
+    .replace(/scrape_interval: \S+/, 'scrape_interval: 1s')
+    .replace(/credentials_file: \S+/, `credentials_file: ${tokenFile}`)
+    .replace(/targets: \[[^\]]*\]/, `targets: ['${target}']`);
+  assert.notEqual(edited, job);
+  return edited;
 }
 
 interface PromVector {
@@ -146,5 +152,20 @@ describe('a real Prometheus scraping /metrics', () => {
     assert.equal(Number(named[0]!.value[1]), 5);
     const up = await queryUntil('up{job="wfapi"}', (result) => result.length === 1);
     assert.equal(up[0]!.value[1], '1');
+  });
+
+  it("runs the README's example queries", async () => {
+    const queries = readmeBlocks('promql').flatMap((block) =>
+      block
+        .split(/^#.*$/m)
+        .map((query) => query.trim())
+        .filter(Boolean),
+    );
+    assert.ok(queries.length >= 2);
+    for (const query of queries) {
+      const response = await fetch(`${prometheusUrl}/api/v1/query?query=${encodeURIComponent(query)}`);
+      const body = (await response.json()) as { status: string; error?: string };
+      assert.equal(body.status, 'success', `${query}: ${body.error}`);
+    }
   });
 });
