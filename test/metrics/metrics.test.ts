@@ -153,3 +153,57 @@ describe('GET /metrics', () => {
     assert.equal(total(all, 'wfapi_rate_limited_total', { route: '/ingest', policy: 'auth-failure' }), 1);
   });
 });
+
+describe('GET /metrics while the database is slow', () => {
+  const ctx = useServer({
+    ingestToken: INGEST_TOKEN,
+    metrics: { token: METRICS_TOKEN, platformTimeoutMs: 300 },
+  });
+
+  it('answers within WFAPI_METRICS_TIMEOUT_MS with the last platform values read, then fresh ones again', async () => {
+    const tenant = await createTenant(ctx.db);
+    const flow = workflow(tenant.organizationId);
+    const series = { organization_id: tenant.organizationId, workflow: flow.uuid as string };
+    assert.equal(
+      (await postIngest(ctx.server.url, [flow, execution(tenant.organizationId, series.workflow)])).status,
+      200,
+    );
+    const fresh = samples((await scrape(ctx.server.url)).text);
+    assert.equal(total(fresh, 'wfapi_metrics_platform_up'), 1);
+    assert.equal(total(fresh, 'wfapi_executions_total', series), 1);
+
+    // A transaction holding the rollups keeps the platform read waiting until it ends.
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let locked = () => {};
+    const isLocked = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const holder = ctx.db.transaction(async (tx) => {
+      await tx.query('lock table execution_rollups in access exclusive mode');
+      locked();
+      await released;
+    });
+    await isLocked;
+    try {
+      const started = performance.now();
+      const slow = await scrape(ctx.server.url);
+      const elapsed = performance.now() - started;
+      assert.equal(slow.status, 200);
+      assert.ok(elapsed < 2000, `answered after ${Math.round(elapsed)} ms`);
+      const last = samples(slow.text);
+      assert.equal(total(last, 'wfapi_metrics_platform_up'), 0);
+      assert.equal(total(last, 'wfapi_executions_total', series), 1, 'the last values read');
+      assert.ok(total(last, 'process_cpu_seconds_total') > 0, 'the server metrics as always');
+    } finally {
+      release();
+      await holder;
+    }
+    let up = 0;
+    for (let i = 0; i < 20 && up !== 1; i++)
+      up = total(samples((await scrape(ctx.server.url)).text), 'wfapi_metrics_platform_up');
+    assert.equal(up, 1);
+  });
+});
