@@ -14,6 +14,7 @@ import { registerGraphqlRoutes } from './graphql/graphql.route.js';
 import { JSON_TYPE, negotiate } from './graphql/media-type.js';
 import { limitBodyTime, limitConnections } from './http/connection-limits.js';
 import { registerIngestRoutes } from './ingest/ingest.route.js';
+import { registerMetrics } from './metrics/index.js';
 import { CredentialCache } from './modules/auth/credential-cache.js';
 import { KeyUsageRecorder } from './modules/auth/key-usage.js';
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './modules/auth/rate-limit.js';
@@ -152,6 +153,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     return reply.code(404).send(errorBody(new AppError('NOT_FOUND', `No route ${request.method} ${path}`)));
   });
 
+  const metrics = registerMetrics(server, { config, db, rateLimiter });
   server.get('/healthz', async () => ({ status: 'ok' }));
   server.get('/readyz', async (_request, reply) => {
     let timer: NodeJS.Timeout | undefined;
@@ -181,9 +183,22 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     config.limits,
     config.limits.documentCacheBytes,
   );
-  registerGraphqlRoutes(server, { config, db, documents, rateLimiter, keyUsage, credentials });
-  registerAdminRoutes(server, { config, db, rateLimiter });
-  registerIngestRoutes(server, { config, db, rateLimiter });
+  registerGraphqlRoutes(server, {
+    config,
+    db,
+    documents,
+    rateLimiter,
+    keyUsage,
+    credentials,
+    observe: metrics?.graphqlObserver('/graphql'),
+  });
+  registerAdminRoutes(server, {
+    config,
+    db,
+    rateLimiter,
+    observe: metrics?.graphqlObserver('/admin/graphql'),
+  });
+  registerIngestRoutes(server, { config, db, rateLimiter, onBatch: metrics?.ingestBatch });
   registerConsoleRoutes(server);
 
   let closing: Promise<void> | undefined;

@@ -70,6 +70,15 @@ export interface Config {
   readonly corsOrigins: '*' | readonly string[];
   /** The public schema served: the hosted platform's exactly, or extended with wfapi's insight. */
   readonly schema: SchemaKind;
+  /** `GET /metrics` (contract section 5); see src/metrics. */
+  readonly metrics: {
+    /** Bearer token of `/metrics`; without one the route does not exist. */
+    readonly token: string | undefined;
+    /** Workflow label values per organization; the rest are summed under `workflow="other"`. */
+    readonly maxWorkflows: number;
+    /** How long a scrape waits for the platform metrics before serving the last ones read. */
+    readonly platformTimeoutMs: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -166,6 +175,11 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
     trustProxy: bool(env, 'WFAPI_TRUST_PROXY', false),
     corsOrigins: corsOrigins(str(env, 'WFAPI_CORS_ORIGINS') ?? '*'),
     schema: oneOf(env, 'WFAPI_SCHEMA', SCHEMA_KINDS, 'extended'),
+    metrics: {
+      token: str(env, 'WFAPI_METRICS_TOKEN'),
+      maxWorkflows: int(env, 'WFAPI_METRICS_MAX_WORKFLOWS', 500, 1, 100_000),
+      platformTimeoutMs: int(env, 'WFAPI_METRICS_TIMEOUT_MS', 5000, 10, 600_000),
+    },
   };
   const merged = {
     ...base,
@@ -174,6 +188,7 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
     rateLimit: { ...base.rateLimit, ...overrides.rateLimit },
     authFailureLimit: { ...base.authFailureLimit, ...overrides.authFailureLimit },
     connections: { ...base.connections, ...overrides.connections },
+    metrics: { ...base.metrics, ...overrides.metrics },
   } as Config;
   return deepFreeze(merged);
 }

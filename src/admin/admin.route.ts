@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import { DocumentCache } from '../graphql/document-cache.js';
-import { executeGraphqlRequest } from '../graphql/execute-request.js';
+import { executeGraphqlRequest, type GraphqlOutcome } from '../graphql/execute-request.js';
 import { operatorGuard } from '../modules/auth/operator-token.js';
 import type { RateLimiter } from '../modules/auth/rate-limit.js';
 import type { AdminContext } from './admin.resolvers.js';
@@ -12,6 +12,8 @@ export interface AdminRouteDeps {
   readonly config: Config;
   readonly db: Database;
   readonly rateLimiter: RateLimiter;
+  /** Told the outcome of each request (metrics). */
+  readonly observe?: (outcome: GraphqlOutcome) => void;
 }
 
 /**
@@ -43,6 +45,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminRouteDeps):
       operations: ['query', 'mutation'],
       timeoutMs: config.limits.requestTimeoutMs,
       context: () => admitOperator(request),
+      observe: deps.observe,
     });
   });
 }

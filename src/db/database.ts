@@ -21,6 +21,16 @@ export interface Transaction extends Queryable {
   copyIn(table: string, columns: readonly string[], rows: Iterable<readonly CopyValue[]>): Promise<void>;
 }
 
+export interface PoolUse {
+  /** Connections open, idle or in use. */
+  readonly open: number;
+  readonly idle: number;
+  /** Queries waiting for a connection. */
+  readonly waiting: number;
+  /** The pool's size. */
+  readonly max: number;
+}
+
 export interface Database extends Queryable {
   readonly kind: 'postgres' | 'pglite';
   transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
@@ -32,5 +42,7 @@ export interface Database extends Queryable {
   abortable(signal: AbortSignal): Database;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
+  /** The connection pool's state now, for metrics; absent for the embedded database (one connection). */
+  readonly poolUse?: () => PoolUse;
   close(): Promise<void>;
 }

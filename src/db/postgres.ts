@@ -155,6 +155,12 @@ export function openPostgres(url: string, options: PostgresOptions): Database {
     async ping() {
       await pool.query('select 1');
     },
+    poolUse: () => ({
+      open: pool.totalCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+      max: options.poolSize,
+    }),
     async close() {
       await pool.end();
     },

@@ -12,6 +12,7 @@ import {
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
 import { aliasLimitRule, checkExpansion, type ExpansionLimits } from './limits.js';
+import { rootFieldNames } from './root-fields.js';
 import { noNulStringLiteralRule } from './string-values.js';
 
 export interface DocumentLimits extends ExpansionLimits {
@@ -25,6 +26,8 @@ export type Prepared =
       readonly compiled: CompiledQuery;
       readonly operation: 'query' | 'mutation' | 'subscription';
       readonly variableDefinitions: readonly VariableDefinitionNode[];
+      /** The root fields it selects (see rootFieldNames): the labels of its metrics. */
+      readonly rootFields: readonly string[];
     }
   | {
       readonly kind: 'parse-error' | 'validation-error';
@@ -162,6 +165,7 @@ export class DocumentCache {
       compiled,
       operation: operation.operation,
       variableDefinitions: operation.variableDefinitions ?? [],
+      rootFields: rootFieldNames(document, operation),
     };
   }
 

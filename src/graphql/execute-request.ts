@@ -27,6 +27,18 @@ export interface GraphqlEndpoint<Context> {
   readonly context: (signal: AbortSignal) => Promise<Context>;
   /** Entries for the answer's `extensions`, once the context exists (e.g. freshness). */
   readonly extensions?: (context: Context) => Record<string, unknown> | undefined;
+  /** Told the outcome of every request that got past media type negotiation (e.g. metrics). */
+  readonly observe?: (outcome: GraphqlOutcome) => void;
+}
+
+/** What a request did, for observers: nothing here identifies the caller or the document. */
+export interface GraphqlOutcome {
+  /** The operation's root fields when it was executed, else empty. */
+  readonly rootFields: readonly string[];
+  /** From the request's arrival to its answer. */
+  readonly seconds: number;
+  /** `extensions.code` of each error answered, in order. */
+  readonly errorCodes: readonly string[];
 }
 
 interface GraphqlParams {
@@ -181,6 +193,9 @@ export async function executeGraphqlRequest<Context>(
   }
   // Once the caller is authenticated, every answer carries the endpoint's extensions, errors included.
   let extensions: Record<string, unknown> | undefined;
+  const started = performance.now();
+  let rootFields: readonly string[] = [];
+  let errorCodes: readonly string[] = ['INTERNAL_SERVER_ERROR'];
   // One time limit for the whole request, authentication included.
   const limit = new TimeLimit(endpoint.timeoutMs);
   try {
@@ -197,12 +212,9 @@ export async function executeGraphqlRequest<Context>(
       });
     }
     if (prepared.kind !== 'ok') {
-      return sendRequestErrors(
-        reply,
-        mediaType,
-        prepared.errors.map((e) => formatError(e, () => {})),
-        extensions,
-      );
+      const errors = prepared.errors.map((e) => formatError(e, () => {}));
+      errorCodes = errors.map((e) => e.extensions.code);
+      return sendRequestErrors(reply, mediaType, errors, extensions);
     }
     if (!(endpoint.operations as readonly string[]).includes(prepared.operation)) {
       throw new AppError(
@@ -219,6 +231,7 @@ export async function executeGraphqlRequest<Context>(
       params.variables ?? {},
     );
     if (invalidVariables.length) {
+      errorCodes = invalidVariables.map(() => 'BAD_USER_INPUT');
       return sendRequestErrors(
         reply,
         mediaType,
@@ -229,6 +242,7 @@ export async function executeGraphqlRequest<Context>(
         extensions,
       );
     }
+    rootFields = prepared.rootFields;
     const result = await limit.run(
       () => prepared.compiled.query(undefined, context, params.variables ?? {}),
       prepared.operation === 'query',
@@ -236,8 +250,10 @@ export async function executeGraphqlRequest<Context>(
     const errors = result.errors?.map((e) =>
       formatError(e, (error) => request.log.error({ err: error }, 'unexpected error in resolver')),
     );
+    errorCodes = errors?.map((e) => e.extensions.code) ?? [];
     if (!('data' in result) || result.data === undefined) {
       // Variables graphql-jit could not coerce (variableErrors let them through): a request error.
+      errorCodes = errorCodes.map(() => 'BAD_USER_INPUT');
       return sendRequestErrors(
         reply,
         mediaType,
@@ -252,10 +268,14 @@ export async function executeGraphqlRequest<Context>(
     const outage = errors?.some((e) => e.extensions.code === 'SERVICE_UNAVAILABLE');
     return send(reply, outage ? 503 : 200, mediaType, body);
   } catch (error) {
-    if (error instanceof AppError) return sendError(reply, mediaType, error, extensions);
-    if (isDatabaseUnavailable(error)) return sendError(reply, mediaType, unavailable(), extensions);
+    if (error instanceof AppError || isDatabaseUnavailable(error)) {
+      const answered = error instanceof AppError ? error : unavailable();
+      errorCodes = [answered.code];
+      return sendError(reply, mediaType, answered, extensions);
+    }
     throw error;
   } finally {
     limit.dispose();
+    endpoint.observe?.({ rootFields, seconds: (performance.now() - started) / 1000, errorCodes });
   }
 }

@@ -10,7 +10,7 @@ import type { KeyUsageRecorder } from '../modules/auth/key-usage.js';
 import { type RateLimiter, rateLimitHeaders } from '../modules/auth/rate-limit.js';
 import { formatTime } from '../modules/shared/time.js';
 import type { DocumentCache } from './document-cache.js';
-import { executeGraphqlRequest } from './execute-request.js';
+import { executeGraphqlRequest, type GraphqlOutcome } from './execute-request.js';
 import { renderGraphiql } from './graphiql.js';
 import { registerGraphiqlAssets } from './graphiql-assets.js';
 
@@ -21,6 +21,8 @@ export interface GraphqlRouteDeps {
   readonly rateLimiter: RateLimiter;
   readonly keyUsage: KeyUsageRecorder;
   readonly credentials: CredentialCache;
+  /** Told the outcome of each request (metrics). */
+  readonly observe?: (outcome: GraphqlOutcome) => void;
 }
 
 export function registerGraphqlRoutes(app: FastifyInstance, deps: GraphqlRouteDeps): void {
@@ -66,6 +68,7 @@ export function registerGraphqlRoutes(app: FastifyInstance, deps: GraphqlRouteDe
       operations: ['query'],
       timeoutMs: config.limits.requestTimeoutMs,
       context: async (signal) => createContext(db.abortable(signal), await admit(request, reply)),
+      observe: deps.observe,
       // Freshness is part of the extended API; the hosted schema answers exactly as the hosted service.
       extensions:
         config.schema === 'extended'

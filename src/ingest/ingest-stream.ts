@@ -23,6 +23,14 @@ export interface StreamLimits {
   readonly maxRejections: number;
   /** Runs each batch write; e.g. to cap concurrent writes (WriteSlots). */
   readonly runBatch?: <T>(write: () => Promise<T>) => Promise<T>;
+  /** Told each committed batch (e.g. metrics). */
+  readonly onBatch?: (outcome: IngestBatchOutcome) => void;
+}
+
+/** A committed batch: its records, and its rejections (of lines with or without a record). */
+export interface IngestBatchOutcome {
+  readonly records: readonly NumberedRecord[];
+  readonly rejected: readonly Rejection[];
 }
 
 export interface IngestProgress {
@@ -117,8 +125,10 @@ export async function ingestNdjson(
     writing = (limits.runBatch ?? ((write) => write()))(() => ingestBatch(db, batch, { durable })).then(
       (stored) => {
         progress.accepted += stored.accepted;
-        note([...rejections, ...stored.rejected].sort((a, b) => a.line - b.line));
+        const rejected = [...rejections, ...stored.rejected].sort((a, b) => a.line - b.line);
+        note(rejected);
         progress.committedThroughLine = through;
+        limits.onBatch?.({ records: batch, rejected });
       },
       (error: unknown) => {
         failure = { cause: error };

@@ -11,13 +11,20 @@ import { AppError, errorBody, isDatabaseUnavailable, unavailable } from '../erro
 import { credentialsChanged } from '../modules/auth/credential-cache.js';
 import { operatorGuard } from '../modules/auth/operator-token.js';
 import type { RateLimiter } from '../modules/auth/rate-limit.js';
-import { IngestInterruptedError, type IngestProgress, ingestNdjson } from './ingest-stream.js';
+import {
+  type IngestBatchOutcome,
+  IngestInterruptedError,
+  type IngestProgress,
+  ingestNdjson,
+} from './ingest-stream.js';
 import { WriteSlots } from './write-slots.js';
 
 export interface IngestRouteDeps {
   readonly config: Config;
   readonly db: Database;
   readonly rateLimiter: RateLimiter;
+  /** Told each committed batch (metrics). */
+  readonly onBatch?: (outcome: IngestBatchOutcome) => void;
 }
 
 export const NDJSON = 'application/x-ndjson';
@@ -141,6 +148,7 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestRouteDeps
           maxBodyBytes: config.limits.ingestMaxBodyBytes,
           maxRejections: MAX_LISTED_REJECTIONS,
           runBatch: (write) => slots.run(write),
+          onBatch: deps.onBatch,
         });
         // Reads through this server see the new freshness mark at once (others within their cache interval).
         if (progress.accepted > 0) credentialsChanged(db);
