@@ -1,8 +1,8 @@
 import type { CopyValue } from '../db/copy-text.js';
 import type { Transaction } from '../db/database.js';
-import { type Columns, unnestInsert } from '../db/unnest-insert.js';
+import { unnestInsert } from '../db/unnest-insert.js';
 import { fromUnits } from '../ingest/decimal.js';
-import { type AnyRollup, EVERY_WORKFLOW, keyColumns, MEASURE_SQL_TYPE, type Measures } from './rollup.js';
+import { type AnyRollup, EVERY_WORKFLOW, keyColumns, type Measures, rollupColumns } from './rollup.js';
 import type { DeltaRow, DeltaValue, RollupDeltas } from './rollup-deltas.js';
 
 /** A histogram's bins as the text of an int8[] whose lower bound is the first bin: `[3:5]={1,0,2}`. */
@@ -53,16 +53,6 @@ function upsertSql(rollup: AnyRollup, select: string): string {
        ${rollup.measureNames.map((name) => combine(rollup.table, name, rollup.measures[name]!)).join(',\n       ')}`;
 }
 
-function columnsOf(rollup: AnyRollup): Columns {
-  return [
-    ['organization_id', 'uuid'],
-    ['grain', 'int4'],
-    ['bucket_start', 'timestamptz'],
-    ...rollup.dimensionNames.map((name): [string, string] => [name, rollup.dimensions[name]!]),
-    ...rollup.measureNames.map((name): [string, string] => [name, MEASURE_SQL_TYPE[rollup.measures[name]!]]),
-  ];
-}
-
 /**
  * Adds summed deltas to their rollup rows in one statement (rows in key order, so that concurrent
  * writers of different organizations never wait on each other in opposite orders). Returns the
@@ -77,7 +67,7 @@ export async function applyDeltas<D extends string, MS extends Measures>(
   const rows = deltas.sorted();
   const insert = unnestInsert(
     rollup.table,
-    columnsOf(rollup),
+    rollupColumns(rollup),
     rows.map((row) => [
       row.key.organizationId,
       row.key.grain,
