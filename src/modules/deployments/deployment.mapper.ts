@@ -1,6 +1,10 @@
 import type { ApiScalars } from '../../schema/scalars.js';
-import type { WorkflowDeployment, WorkflowDeploymentStatus } from '../../schema/schema-types.generated.js';
-import type { DeploymentRow } from './deployments.store.js';
+import type {
+  WorkflowDeployment,
+  WorkflowDeploymentStatus,
+  WorkflowDeploymentsInput,
+} from '../../schema/schema-types.generated.js';
+import type { DeploymentFilter, DeploymentRow } from './deployments.store.js';
 
 /** The stored fields of a deployment; its execution aggregates are resolved only when asked for. */
 export type DeploymentParent = Omit<
@@ -25,4 +29,11 @@ export function toDeployment(row: DeploymentRow): DeploymentParent {
     workflowUuid: row.workflow_uuid,
     supersededAt: row.superseded_at,
   };
+}
+
+/** A `workflowDeployments` answer: the page and the count are read only when selected. */
+export interface DeploymentsOutputParent {
+  /** Undefined when the workflow uuid is malformed: nothing can match. */
+  readonly filter: DeploymentFilter | undefined;
+  readonly input: WorkflowDeploymentsInput<ApiScalars>;
 }

@@ -5,8 +5,9 @@ import type {
   WorkflowExecutionEvent,
   WorkflowExecutionLog,
   WorkflowExecutionStatus,
+  WorkflowExecutionsInput,
 } from '../../schema/schema-types.generated.js';
-import type { EventRow, ExecutionRow, LogRow } from './executions.store.js';
+import type { EventRow, ExecutionFilter, ExecutionRow, LogRow } from './executions.store.js';
 
 export function toExecution(row: ExecutionRow): WorkflowExecution<ApiScalars> {
   return {
@@ -38,4 +39,11 @@ export function toEvent(row: EventRow): WorkflowExecutionEvent<ApiScalars> {
     finishedAt: row.finished_at,
     errors: row.errors,
   };
+}
+
+/** A `workflowExecutions` answer: the page and the count are read only when selected. */
+export interface ExecutionsOutputParent {
+  /** Undefined when the workflow uuid filter is malformed: nothing can match. */
+  readonly filter: ExecutionFilter | undefined;
+  readonly input: WorkflowExecutionsInput<ApiScalars>;
 }

@@ -1,6 +1,10 @@
 import type { ApiScalars } from '../../schema/scalars.js';
-import type { Workflow, WorkflowDeploymentStatus } from '../../schema/schema-types.generated.js';
-import type { WorkflowRow } from './workflows.store.js';
+import type {
+  Workflow,
+  WorkflowDeploymentStatus,
+  WorkflowsInput,
+} from '../../schema/schema-types.generated.js';
+import type { WorkflowFilter, WorkflowRow } from './workflows.store.js';
 
 /** The stored fields of a Workflow; its aggregates are resolved per field, only when asked for. */
 export type WorkflowParent = Pick<
@@ -22,4 +26,10 @@ export function toWorkflow(row: WorkflowRow, windowFrom: number | null): Workflo
     workflowSource: row.workflow_source,
     windowFrom,
   };
+}
+
+/** A `workflows` answer: the page and the count are read only when selected. */
+export interface WorkflowsOutputParent {
+  readonly filter: WorkflowFilter;
+  readonly input: WorkflowsInput<ApiScalars>;
 }
