@@ -1,7 +1,7 @@
 import type { CopyValue } from '../db/copy-text.js';
 import type { Transaction } from '../db/database.js';
 import { type ExecutionTableRow, executions } from '../db/tables.js';
-import { unnestInsert } from '../db/unnest-insert.js';
+import { columnNames, unnestUpsert } from '../db/unnest-insert.js';
 import { copyFresh } from './copy-fresh.store.js';
 import { toUnits } from './decimal.js';
 import { type ExecutionRecord, TERMINAL_STATUSES } from './records.js';
@@ -75,6 +75,9 @@ export async function storedExecutions(
 /** The columns an execution's values fill; the database sets updated_at. */
 export const EXECUTION_COLUMNS = executions.columnsWithout('updated_at');
 
+/** What a later state of a stored execution replaces: all but its identity and organization. */
+const EXECUTION_UPDATES = columnNames(executions.columnsWithout('uuid', 'organization_id', 'updated_at'));
+
 /** An execution's values in EXECUTION_COLUMNS order. */
 export const executionRow = (e: ExecutionState): CopyValue[] => [
   e.uuid,
@@ -96,18 +99,13 @@ export const executionRow = (e: ExecutionState): CopyValue[] => [
  */
 async function upsertExecutions(tx: Transaction, rows: readonly ExecutionState[]): Promise<string[]> {
   if (rows.length === 0) return [];
-  const insert = unnestInsert('executions', EXECUTION_COLUMNS, rows.map(executionRow));
-  const written = await tx.query<{ uuid: string }>(
-    `${insert.text}
-     on conflict (uuid) do update set
-       workflow_uuid = excluded.workflow_uuid, id = excluded.id, status = excluded.status,
-       classified_status = excluded.classified_status, started_at = excluded.started_at,
-       finished_at = excluded.finished_at, credit_used = excluded.credit_used, errors = excluded.errors,
-       executed_in_tee = excluded.executed_in_tee, updated_at = now()
-     where executions.organization_id = excluded.organization_id
-     returning uuid`,
-    insert.params,
-  );
+  const upsert = unnestUpsert(executions.name, EXECUTION_COLUMNS, rows.map(executionRow), {
+    key: ['uuid'],
+    set: [...EXECUTION_UPDATES, ['updated_at', 'now()']],
+    where: 'executions.organization_id = excluded.organization_id',
+    returning: 'uuid',
+  });
+  const written = await tx.query<{ uuid: string }>(upsert.text, upsert.params);
   return written.map((row) => row.uuid);
 }
 

@@ -1,4 +1,6 @@
 import type { Database, Transaction } from '../db/database.js';
+import { deployments, workflows } from '../db/tables.js';
+import { changesAny, columnNames, unnestUpsert } from '../db/unnest-insert.js';
 import { applyExecutions, type ExecutionState, storedExecutions } from './execution-upsert.store.js';
 import { insertEvents, insertLogs } from './lines.store.js';
 import type { DeploymentRecord, IngestRecord, WorkflowRecord } from './records.js';
@@ -193,6 +195,10 @@ function lastByUuid<T extends { uuid: string }>(records: readonly T[]): T[] {
   return [...new Map(records.map((r) => [r.uuid, r])).values()];
 }
 
+/** The columns a workflow record fills (in its values' order), and those a later record replaces. */
+const WORKFLOW_COLUMNS = workflows.columnsWithout('updated_at');
+const WORKFLOW_UPDATES = columnNames(workflows.columnsWithout('uuid', 'organization_id', 'updated_at'));
+
 /**
  * The `organization_id` guard keeps a row from ever being updated by another organization (the
  * check above cannot see a uuid claimed by a concurrent, uncommitted transaction).
@@ -202,29 +208,29 @@ async function upsertWorkflows(
   rows: WorkflowRecord[],
 ): Promise<Array<{ organizationId: string; uuid: string; inserted: boolean }>> {
   if (rows.length === 0) return [];
+  const upsert = unnestUpsert(
+    workflows.name,
+    WORKFLOW_COLUMNS,
+    rows.map((r) => [
+      r.uuid,
+      r.organizationId,
+      r.workflowId,
+      r.name,
+      r.ownerAddress,
+      r.status,
+      r.registeredAt,
+      r.workflowSource,
+    ]),
+    {
+      key: ['uuid'],
+      set: [...WORKFLOW_UPDATES, ['updated_at', 'now()']],
+      where: `workflows.organization_id = excluded.organization_id and ${changesAny('workflows', WORKFLOW_UPDATES)}`,
+      returning: 'organization_id, uuid, (xmax = 0) as inserted',
+    },
+  );
   const written = await tx.query<{ organization_id: string; uuid: string; inserted: boolean }>(
-    `insert into workflows (uuid, organization_id, workflow_id, name, owner_address, status, registered_at, workflow_source)
-     select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[])
-     on conflict (uuid) do update set
-       workflow_id = excluded.workflow_id, name = excluded.name, owner_address = excluded.owner_address,
-       status = excluded.status, registered_at = excluded.registered_at, workflow_source = excluded.workflow_source,
-       updated_at = now()
-     where workflows.organization_id = excluded.organization_id
-       and (workflows.workflow_id, workflows.name, workflows.owner_address, workflows.status, workflows.registered_at,
-            workflows.workflow_source)
-       is distinct from (excluded.workflow_id, excluded.name, excluded.owner_address, excluded.status,
-            excluded.registered_at, excluded.workflow_source)
-     returning organization_id, uuid, (xmax = 0) as inserted`,
-    [
-      rows.map((r) => r.uuid),
-      rows.map((r) => r.organizationId),
-      rows.map((r) => r.workflowId),
-      rows.map((r) => r.name),
-      rows.map((r) => r.ownerAddress),
-      rows.map((r) => r.status),
-      rows.map((r) => r.registeredAt),
-      rows.map((r) => r.workflowSource),
-    ],
+    upsert.text,
+    upsert.params,
   );
   return written.map((row) => ({
     organizationId: row.organization_id,
@@ -247,35 +253,36 @@ async function markIngested(tx: Transaction, organizationIds: readonly string[])
   );
 }
 
+const DEPLOYMENT_COLUMNS = deployments.columnsWithout('updated_at');
+const DEPLOYMENT_UPDATES = columnNames(deployments.columnsWithout('uuid', 'organization_id', 'updated_at'));
+
+/** Like upsertWorkflows: a row changes only for its own organization, and only when its values do. */
 async function upsertDeployments(
   tx: Transaction,
   rows: DeploymentRecord[],
 ): Promise<Array<{ organizationId: string }>> {
   if (rows.length === 0) return [];
-  const written = await tx.query<{ organization_id: string }>(
-    `insert into deployments (uuid, organization_id, workflow_uuid, status, deployed_at, tx_hash, error_message, binary_url, config_url)
-     select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::timestamptz[], $6::text[], $7::text[], $8::text[], $9::text[])
-     on conflict (uuid) do update set
-       workflow_uuid = excluded.workflow_uuid, status = excluded.status, deployed_at = excluded.deployed_at,
-       tx_hash = excluded.tx_hash, error_message = excluded.error_message, binary_url = excluded.binary_url,
-       config_url = excluded.config_url, updated_at = now()
-     where deployments.organization_id = excluded.organization_id
-       and (deployments.workflow_uuid, deployments.status, deployments.deployed_at, deployments.tx_hash,
-            deployments.error_message, deployments.binary_url, deployments.config_url)
-       is distinct from (excluded.workflow_uuid, excluded.status, excluded.deployed_at, excluded.tx_hash,
-            excluded.error_message, excluded.binary_url, excluded.config_url)
-     returning organization_id`,
-    [
-      rows.map((r) => r.uuid),
-      rows.map((r) => r.organizationId),
-      rows.map((r) => r.workflowUUID),
-      rows.map((r) => r.status),
-      rows.map((r) => r.deployedAt),
-      rows.map((r) => r.txHash),
-      rows.map((r) => r.errorMessage),
-      rows.map((r) => r.binaryURL),
-      rows.map((r) => r.configURL),
-    ],
+  const upsert = unnestUpsert(
+    deployments.name,
+    DEPLOYMENT_COLUMNS,
+    rows.map((r) => [
+      r.uuid,
+      r.organizationId,
+      r.workflowUUID,
+      r.status,
+      r.deployedAt,
+      r.txHash,
+      r.errorMessage,
+      r.binaryURL,
+      r.configURL,
+    ]),
+    {
+      key: ['uuid'],
+      set: [...DEPLOYMENT_UPDATES, ['updated_at', 'now()']],
+      where: `deployments.organization_id = excluded.organization_id and ${changesAny('deployments', DEPLOYMENT_UPDATES)}`,
+      returning: 'organization_id',
+    },
   );
+  const written = await tx.query<{ organization_id: string }>(upsert.text, upsert.params);
   return written.map((row) => ({ organizationId: row.organization_id }));
 }
