@@ -1,10 +1,7 @@
 import type { ApiScalars } from '../../schema/scalars.js';
-import type {
-  WorkflowDeployment,
-  WorkflowDeploymentStatus,
-  WorkflowDeploymentsInput,
-} from '../../schema/schema-types.generated.js';
-import type { DeploymentFilter, DeploymentRow } from './deployments.store.js';
+import type { WorkflowDeployment, WorkflowDeploymentStatus } from '../../schema/schema-types.generated.js';
+import type { ListParent } from '../shared/list-parent.js';
+import type { DeploymentFilter, DeploymentOrder, DeploymentRow } from './deployments.store.js';
 
 /** The stored fields of a deployment; its execution aggregates are resolved only when asked for. */
 export type DeploymentParent = Omit<
@@ -31,9 +28,5 @@ export function toDeployment(row: DeploymentRow): DeploymentParent {
   };
 }
 
-/** A `workflowDeployments` answer: the page and the count are read only when selected. */
-export interface DeploymentsOutputParent {
-  /** Undefined when the workflow uuid is malformed: nothing can match. */
-  readonly filter: DeploymentFilter | undefined;
-  readonly input: WorkflowDeploymentsInput<ApiScalars>;
-}
+/** A `workflowDeployments` answer (no filter when the workflow uuid is malformed: nothing can match). */
+export type DeploymentsOutputParent = ListParent<DeploymentFilter | undefined, DeploymentOrder>;

@@ -2,7 +2,8 @@ import { notFound } from '../../errors.js';
 import type { Resolvers } from '../../schema/resolver-types.generated.js';
 import type { ApiScalars } from '../../schema/scalars.js';
 import type { WorkflowDeploymentsInput } from '../../schema/schema-types.generated.js';
-import { checkListBound, checkRange, likePattern, searchText, toPaging } from '../shared/paging.js';
+import { listParent } from '../shared/list-parent.js';
+import { checkListBound, checkRange, likePattern, searchText } from '../shared/paging.js';
 import { normalizeUuid } from '../shared/uuid.js';
 import { toDeployment } from './deployment.mapper.js';
 import { createDeploymentLoaders } from './deployments.loaders.js';
@@ -16,7 +17,6 @@ import {
 function toFilter(input: WorkflowDeploymentsInput<ApiScalars>): DeploymentFilter | undefined {
   checkListBound('status', input.status, 10);
   checkRange(input.from, input.to);
-  toPaging(input.page);
   const workflowUuid = normalizeUuid(input.workflowUUID);
   if (workflowUuid === undefined) return undefined;
   const search = searchText(input.search);
@@ -31,10 +31,8 @@ function toFilter(input: WorkflowDeploymentsInput<ApiScalars>): DeploymentFilter
 
 export const deploymentsResolvers: Resolvers = {
   Query: {
-    workflowDeployments: (_parent, { input }) => ({
-      filter: toFilter(input),
-      input,
-    }),
+    workflowDeployments: (_parent, { input }) =>
+      listParent(input, toFilter, { field: 'DEPLOYED_AT', order: 'DESC' }),
     workflowDeployment: async (_parent, { input }, ctx) => {
       const uuid = normalizeUuid(input.uuid);
       const row = uuid === undefined ? undefined : await findDeployment(ctx.db, ctx.organizationId, uuid);
@@ -46,13 +44,12 @@ export const deploymentsResolvers: Resolvers = {
   WorkflowDeploymentsOutput: {
     data: async (parent, _args, ctx) => {
       if (!parent.filter) return [];
-      const order = parent.input.orderBy ?? { field: 'DEPLOYED_AT' as const, order: 'DESC' as const };
       const rows = await listDeployments(
         ctx.db,
         ctx.organizationId,
         parent.filter,
-        order,
-        toPaging(parent.input.page),
+        parent.order,
+        parent.paging,
       );
       return rows.map(toDeployment);
     },

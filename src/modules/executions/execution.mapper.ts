@@ -5,9 +5,9 @@ import type {
   WorkflowExecutionEvent,
   WorkflowExecutionLog,
   WorkflowExecutionStatus,
-  WorkflowExecutionsInput,
 } from '../../schema/schema-types.generated.js';
-import type { EventRow, ExecutionFilter, ExecutionRow, LogRow } from './executions.store.js';
+import type { ListParent } from '../shared/list-parent.js';
+import type { EventRow, ExecutionFilter, ExecutionOrder, ExecutionRow, LogRow } from './executions.store.js';
 
 export function toExecution(row: ExecutionRow): WorkflowExecution<ApiScalars> {
   return {
@@ -41,9 +41,5 @@ export function toEvent(row: EventRow): WorkflowExecutionEvent<ApiScalars> {
   };
 }
 
-/** A `workflowExecutions` answer: the page and the count are read only when selected. */
-export interface ExecutionsOutputParent {
-  /** Undefined when the workflow uuid filter is malformed: nothing can match. */
-  readonly filter: ExecutionFilter | undefined;
-  readonly input: WorkflowExecutionsInput<ApiScalars>;
-}
+/** A `workflowExecutions` answer (no filter when the workflow uuid is malformed: nothing can match). */
+export type ExecutionsOutputParent = ListParent<ExecutionFilter | undefined, ExecutionOrder>;

@@ -3,14 +3,8 @@ import { countWindows } from '../../rollups/execution-counts.store.js';
 import type { Resolvers } from '../../schema/resolver-types.generated.js';
 import type { ApiScalars } from '../../schema/scalars.js';
 import type { WorkflowExecutionsInput } from '../../schema/schema-types.generated.js';
-import {
-  checkListBound,
-  checkRange,
-  likePattern,
-  type Paging,
-  searchText,
-  toPaging,
-} from '../shared/paging.js';
+import { listParent } from '../shared/list-parent.js';
+import { checkListBound, checkRange, likePattern, type Paging, searchText } from '../shared/paging.js';
 import { normalizeUuid } from '../shared/uuid.js';
 import { SEEK_MIN_OFFSET, seekStartedAt } from './deep-page.js';
 import { toEvent, toExecution, toLog } from './execution.mapper.js';
@@ -30,7 +24,6 @@ export const MAX_LINES = 10_000;
 function toFilter(input: WorkflowExecutionsInput<ApiScalars>): ExecutionFilter | undefined {
   checkListBound('status', input.status, 10);
   checkRange(input.from, input.to);
-  toPaging(input.page);
   let workflowUuid: string | undefined;
   if (input.workflowUuid !== undefined && input.workflowUuid !== null) {
     workflowUuid = normalizeUuid(input.workflowUuid);
@@ -96,7 +89,8 @@ async function seekDeepPage(
 
 export const executionsResolvers: Resolvers = {
   Query: {
-    workflowExecutions: (_parent, { input }) => ({ filter: toFilter(input), input }),
+    workflowExecutions: (_parent, { input }) =>
+      listParent(input, toFilter, { field: 'STARTED_AT', order: 'DESC' }),
     workflowExecution: async (_parent, { input }, ctx) => {
       const uuid = normalizeUuid(input.uuid);
       const row = uuid === undefined ? undefined : await findExecution(ctx.db, ctx.organizationId, uuid);
@@ -121,9 +115,8 @@ export const executionsResolvers: Resolvers = {
   WorkflowExecutionsOutput: {
     data: async (parent, _args, ctx) => {
       if (!parent.filter) return [];
-      const order = parent.input.orderBy ?? { field: 'STARTED_AT' as const, order: 'DESC' as const };
-      const { filter, paging } = await seekDeepPage(ctx, parent.filter, order, toPaging(parent.input.page));
-      const rows = await listExecutions(ctx.db, ctx.organizationId, filter, order, paging);
+      const { filter, paging } = await seekDeepPage(ctx, parent.filter, parent.order, parent.paging);
+      const rows = await listExecutions(ctx.db, ctx.organizationId, filter, parent.order, paging);
       return rows.map(toExecution);
     },
     count: (parent, _args, ctx) => (parent.filter ? countExecutions(ctx, parent.filter) : 0),

@@ -1,10 +1,7 @@
 import type { ApiScalars } from '../../schema/scalars.js';
-import type {
-  Workflow,
-  WorkflowDeploymentStatus,
-  WorkflowsInput,
-} from '../../schema/schema-types.generated.js';
-import type { WorkflowFilter, WorkflowRow } from './workflows.store.js';
+import type { Workflow, WorkflowDeploymentStatus } from '../../schema/schema-types.generated.js';
+import type { ListParent } from '../shared/list-parent.js';
+import type { WorkflowFilter, WorkflowOrder, WorkflowRow } from './workflows.store.js';
 
 /** The stored fields of a Workflow; its aggregates are resolved per field, only when asked for. */
 export type WorkflowParent = Pick<
@@ -29,7 +26,4 @@ export function toWorkflow(row: WorkflowRow, windowFrom: number | null): Workflo
 }
 
 /** A `workflows` answer: the page and the count are read only when selected. */
-export interface WorkflowsOutputParent {
-  readonly filter: WorkflowFilter;
-  readonly input: WorkflowsInput<ApiScalars>;
-}
+export type WorkflowsOutputParent = ListParent<WorkflowFilter, WorkflowOrder>;

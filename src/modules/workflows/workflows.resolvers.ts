@@ -4,7 +4,8 @@ import type { WindowCounts } from '../../rollups/execution-counts.store.js';
 import type { Resolvers } from '../../schema/resolver-types.generated.js';
 import type { ApiScalars } from '../../schema/scalars.js';
 import type { WorkflowsInput } from '../../schema/schema-types.generated.js';
-import { checkListBound, likePattern, searchText, toPaging } from '../shared/paging.js';
+import { listParent } from '../shared/list-parent.js';
+import { checkListBound, likePattern, searchText } from '../shared/paging.js';
 import { normalizeUuid } from '../shared/uuid.js';
 import { toWorkflow, type WorkflowParent } from './workflow.mapper.js';
 import { createWorkflowLoaders } from './workflows.loaders.js';
@@ -31,10 +32,7 @@ function windowCounts(workflow: WorkflowParent, ctx: RequestContext): Promise<Wi
 
 export const workflowsResolvers: Resolvers = {
   Query: {
-    workflows: (_parent, { input }) => {
-      toPaging(input.page);
-      return { filter: toFilter(input), input };
-    },
+    workflows: (_parent, { input }) => listParent(input, toFilter, { field: 'REGISTERED_AT', order: 'DESC' }),
     workflow: async (_parent, { input }, ctx) => {
       const uuid = normalizeUuid(input.uuid);
       const row = uuid === undefined ? undefined : await findWorkflow(ctx.db, ctx.organizationId, uuid);
@@ -44,13 +42,12 @@ export const workflowsResolvers: Resolvers = {
   },
   WorkflowsOutput: {
     data: async (parent, _args, ctx) => {
-      const order = parent.input.orderBy ?? { field: 'REGISTERED_AT' as const, order: 'DESC' as const };
       const rows = await listWorkflows(
         ctx.db,
         ctx.organizationId,
         parent.filter,
-        order,
-        toPaging(parent.input.page),
+        parent.order,
+        parent.paging,
       );
       return rows.map((row) => toWorkflow(row, null));
     },
