@@ -1,3 +1,4 @@
+import type { CopyValue } from '../db/copy-text.js';
 import type { Database, Transaction } from '../db/database.js';
 import { deployments, workflows } from '../db/tables.js';
 import { changesAny, columnNames, unnestUpsert } from '../db/unnest-insert.js';
@@ -195,22 +196,36 @@ function lastByUuid<T extends { uuid: string }>(records: readonly T[]): T[] {
   return [...new Map(records.map((r) => [r.uuid, r])).values()];
 }
 
-/** The columns a workflow record fills (in its values' order), and those a later record replaces. */
-const WORKFLOW_COLUMNS = workflows.columnsWithout('updated_at');
-const WORKFLOW_UPDATES = columnNames(workflows.columnsWithout('uuid', 'organization_id', 'updated_at'));
-
 /**
- * The `organization_id` guard keeps a row from ever being updated by another organization (the
- * check above cannot see a uuid claimed by a concurrent, uncommitted transaction).
+ * Upserts records of a uuid-keyed table (`values` in its columns' order, updated_at aside) and
+ * returns the rows written. The `organization_id` guard keeps a row from ever being updated by
+ * another organization (the check above cannot see a uuid claimed by a concurrent, uncommitted
+ * transaction); a record that changes nothing writes nothing, and is not returned.
  */
+function upsertOwned<Row>(
+  tx: Transaction,
+  table: typeof workflows | typeof deployments,
+  values: CopyValue[][],
+  returning: string,
+): Promise<Row[]> {
+  const updates = columnNames(table.columnsWithout('uuid', 'organization_id', 'updated_at'));
+  const upsert = unnestUpsert(table.name, table.columnsWithout('updated_at'), values, {
+    key: ['uuid'],
+    set: [...updates, ['updated_at', 'now()']],
+    where: `${table.name}.organization_id = excluded.organization_id and ${changesAny(table.name, updates)}`,
+    returning,
+  });
+  return tx.query<Row>(upsert.text, upsert.params);
+}
+
 async function upsertWorkflows(
   tx: Transaction,
   rows: WorkflowRecord[],
 ): Promise<Array<{ organizationId: string; uuid: string; inserted: boolean }>> {
   if (rows.length === 0) return [];
-  const upsert = unnestUpsert(
-    workflows.name,
-    WORKFLOW_COLUMNS,
+  const written = await upsertOwned<{ organization_id: string; uuid: string; inserted: boolean }>(
+    tx,
+    workflows,
     rows.map((r) => [
       r.uuid,
       r.organizationId,
@@ -221,16 +236,7 @@ async function upsertWorkflows(
       r.registeredAt,
       r.workflowSource,
     ]),
-    {
-      key: ['uuid'],
-      set: [...WORKFLOW_UPDATES, ['updated_at', 'now()']],
-      where: `workflows.organization_id = excluded.organization_id and ${changesAny('workflows', WORKFLOW_UPDATES)}`,
-      returning: 'organization_id, uuid, (xmax = 0) as inserted',
-    },
-  );
-  const written = await tx.query<{ organization_id: string; uuid: string; inserted: boolean }>(
-    upsert.text,
-    upsert.params,
+    'organization_id, uuid, (xmax = 0) as inserted',
   );
   return written.map((row) => ({
     organizationId: row.organization_id,
@@ -253,18 +259,14 @@ async function markIngested(tx: Transaction, organizationIds: readonly string[])
   );
 }
 
-const DEPLOYMENT_COLUMNS = deployments.columnsWithout('updated_at');
-const DEPLOYMENT_UPDATES = columnNames(deployments.columnsWithout('uuid', 'organization_id', 'updated_at'));
-
-/** Like upsertWorkflows: a row changes only for its own organization, and only when its values do. */
 async function upsertDeployments(
   tx: Transaction,
   rows: DeploymentRecord[],
 ): Promise<Array<{ organizationId: string }>> {
   if (rows.length === 0) return [];
-  const upsert = unnestUpsert(
-    deployments.name,
-    DEPLOYMENT_COLUMNS,
+  const written = await upsertOwned<{ organization_id: string }>(
+    tx,
+    deployments,
     rows.map((r) => [
       r.uuid,
       r.organizationId,
@@ -276,13 +278,7 @@ async function upsertDeployments(
       r.binaryURL,
       r.configURL,
     ]),
-    {
-      key: ['uuid'],
-      set: [...DEPLOYMENT_UPDATES, ['updated_at', 'now()']],
-      where: `deployments.organization_id = excluded.organization_id and ${changesAny('deployments', DEPLOYMENT_UPDATES)}`,
-      returning: 'organization_id',
-    },
+    'organization_id',
   );
-  const written = await tx.query<{ organization_id: string }>(upsert.text, upsert.params);
   return written.map((row) => ({ organizationId: row.organization_id }));
 }

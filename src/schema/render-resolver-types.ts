@@ -10,15 +10,8 @@ import {
   isObjectType,
   isScalarType,
 } from 'graphql';
+import { BUILT_IN } from './render-types.js';
 import { publicSdlDocument } from './sdl.js';
-
-const BUILT_IN: Record<string, string> = {
-  String: 'string',
-  Int: 'number',
-  Float: 'number',
-  Boolean: 'boolean',
-  ID: 'string',
-};
 
 /**
  * The type a resolver returns for an object type, where it is not the type's own fields: the
