@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
+import type { MemberRow, OrganizationRow } from '../db/tables.js';
 import { badInput, notFound } from '../errors.js';
 import {
   findOrganization,
@@ -11,8 +12,6 @@ import {
   insertOrganization,
   listMembers,
   listOrganizations,
-  type MemberRow,
-  type OrganizationRow,
   updateDeployAccess,
   updateOrganizationActiveStatus,
 } from '../modules/accounts/accounts.store.js';

@@ -1,4 +1,4 @@
-import type { MemberRow } from '../modules/accounts/accounts.store.js';
+import type { MemberRow } from '../db/tables.js';
 import type { ApiScalars } from '../schema/scalars.js';
 import type { MemberStatus, MemberType } from '../schema/schema-types.generated.js';
 import type { Member } from './admin-types.generated.js';

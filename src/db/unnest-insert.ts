@@ -12,7 +12,7 @@ const isArrayType = (type: string) => type.endsWith('[]');
  * `insert into <table> (<columns>) select ... from unnest(...)` with its parameters: the rows
  * transposed into one array a column. Array-typed columns travel as their text and are cast on
  * the way in (unnest would flatten an array of arrays). The caller appends its ON CONFLICT (and
- * RETURNING) clause.
+ * RETURNING) clause, or uses unnestUpsert.
  */
 export function unnestInsert(
   table: string,
@@ -27,4 +27,48 @@ export function unnestInsert(
      select ${selected.join(', ')} from unnest(${sources.join(', ')}) as u(${names.join(', ')})`,
     params: columns.map((_, column) => rows.map((values) => values[column] as CopyValue)),
   };
+}
+
+/** What an upsert does with a row whose key is already stored. */
+export interface OnConflict {
+  /** The conflict target: the key columns. */
+  readonly key: readonly string[];
+  /**
+   * The stored row's new values: a column name takes the new row's value (`excluded`), a
+   * `[column, expression]` pair sets an SQL expression (of `<table>.<column>` and `excluded.<column>`).
+   */
+  readonly set: ReadonlyArray<string | readonly [column: string, expression: string]>;
+  /** Only rows for which this holds are updated (the others are left, and not returned). */
+  readonly where?: string;
+  readonly returning?: string;
+}
+
+/** `on conflict (<key>) do update set ... [where ...] [returning ...]`. */
+export function onConflict(conflict: OnConflict): string {
+  const set = conflict.set.map((assignment) =>
+    typeof assignment === 'string'
+      ? `${assignment} = excluded.${assignment}`
+      : `${assignment[0]} = ${assignment[1]}`,
+  );
+  return [
+    `on conflict (${conflict.key.join(', ')}) do update set\n       ${set.join(',\n       ')}`,
+    ...(conflict.where === undefined ? [] : [`where ${conflict.where}`]),
+    ...(conflict.returning === undefined ? [] : [`returning ${conflict.returning}`]),
+  ].join('\n     ');
+}
+
+/** `(<table>.<a>, ...) is distinct from (excluded.<a>, ...)`: the new row changes one of `columns`. */
+export function changesAny(table: string, columns: readonly string[]): string {
+  return `(${columns.map((c) => `${table}.${c}`).join(', ')}) is distinct from (${columns.map((c) => `excluded.${c}`).join(', ')})`;
+}
+
+/** unnestInsert's statement with its `on conflict ... do update` clause: a bulk upsert. */
+export function unnestUpsert(
+  table: string,
+  columns: Columns,
+  rows: readonly (readonly CopyValue[])[],
+  conflict: OnConflict,
+): { text: string; params: CopyValue[][] } {
+  const insert = unnestInsert(table, columns, rows);
+  return { text: `${insert.text}\n     ${onConflict(conflict)}`, params: insert.params };
 }

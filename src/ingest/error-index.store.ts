@@ -1,4 +1,6 @@
 import type { Transaction } from '../db/database.js';
+import { errorGroups, executionErrorGroups } from '../db/tables.js';
+import { unnestInsert, unnestUpsert } from '../db/unnest-insert.js';
 import { errorGroupOf } from '../rollups/fingerprint.js';
 
 /** One of an execution's error groups at one level ('' its own errors, else a capability's events). */
@@ -57,17 +59,18 @@ export async function writeErrorRows(
     (after.get(uuid) ?? []).map((row) => [organizationOf.get(uuid)!, uuid, row] as const),
   );
   if (rows.length === 0) return;
-  await tx.query(
-    `insert into execution_error_groups (organization_id, execution_uuid, fingerprint, capability_id, occurrences)
-     select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::int8[])`,
-    [
-      rows.map(([organizationId]) => organizationId),
-      rows.map(([, uuid]) => uuid),
-      rows.map(([, , row]) => row.fingerprint),
-      rows.map(([, , row]) => row.capabilityId),
-      rows.map(([, , row]) => row.occurrences),
-    ],
+  const insert = unnestInsert(
+    executionErrorGroups.name,
+    executionErrorGroups.columns,
+    rows.map(([organizationId, uuid, row]) => [
+      organizationId,
+      uuid,
+      row.fingerprint,
+      row.capabilityId,
+      row.occurrences,
+    ]),
   );
+  await tx.query(insert.text, insert.params);
 }
 
 /**
@@ -122,23 +125,34 @@ export async function upsertErrorGroups(
       ? a.fingerprint.localeCompare(b.fingerprint)
       : a.organizationId.localeCompare(b.organizationId),
   );
+  const upsert = unnestUpsert(
+    errorGroups.name,
+    errorGroups.columns,
+    list.map((g) => [
+      g.organizationId,
+      g.fingerprint,
+      g.pattern,
+      g.sample,
+      new Date(g.first),
+      new Date(g.last),
+    ]),
+    {
+      key: ['organization_id', 'fingerprint'],
+      set: [
+        [
+          'sample_message',
+          `case when excluded.last_seen_at >= error_groups.last_seen_at
+                             then excluded.sample_message else error_groups.sample_message end`,
+        ],
+        ['first_seen_at', 'least(error_groups.first_seen_at, excluded.first_seen_at)'],
+        ['last_seen_at', 'greatest(error_groups.last_seen_at, excluded.last_seen_at)'],
+      ],
+      returning: 'organization_id, fingerprint, (xmax = 0) as inserted',
+    },
+  );
   const inserted = await tx.query<{ organization_id: string; fingerprint: string }>(
-    `insert into error_groups (organization_id, fingerprint, pattern, sample_message, first_seen_at, last_seen_at)
-     select * from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[])
-     on conflict (organization_id, fingerprint) do update set
-       sample_message = case when excluded.last_seen_at >= error_groups.last_seen_at
-                             then excluded.sample_message else error_groups.sample_message end,
-       first_seen_at = least(error_groups.first_seen_at, excluded.first_seen_at),
-       last_seen_at = greatest(error_groups.last_seen_at, excluded.last_seen_at)
-     returning organization_id, fingerprint, (xmax = 0) as inserted`,
-    [
-      list.map((g) => g.organizationId),
-      list.map((g) => g.fingerprint),
-      list.map((g) => g.pattern),
-      list.map((g) => g.sample),
-      list.map((g) => new Date(g.first)),
-      list.map((g) => new Date(g.last)),
-    ],
+    upsert.text,
+    upsert.params,
   );
   return inserted
     .filter((row) => (row as { inserted?: boolean }).inserted)

@@ -1,6 +1,7 @@
 import type { CopyValue } from '../db/copy-text.js';
 import type { Transaction } from '../db/database.js';
-import { type Columns, unnestInsert } from '../db/unnest-insert.js';
+import { type ExecutionTableRow, executions } from '../db/tables.js';
+import { columnNames, unnestUpsert } from '../db/unnest-insert.js';
 import { copyFresh } from './copy-fresh.store.js';
 import { toUnits } from './decimal.js';
 import { type ExecutionRecord, TERMINAL_STATUSES } from './records.js';
@@ -8,19 +9,26 @@ import { type ExecutionRecord, TERMINAL_STATUSES } from './records.js';
 /** An execution as stored: the record without its type tag. */
 export type ExecutionState = Omit<ExecutionRecord, 'type'>;
 
-interface StoredExecutionRow {
-  organization_id: string;
-  uuid: string;
-  id: string;
-  workflow_uuid: string;
-  status: string;
-  classified_status: string | null;
-  started_at: Date;
-  finished_at: Date | null;
-  executed_in_tee: boolean | null;
-  errors: ExecutionState['errors'];
-  credit_used: string | null;
-}
+/** An execution as read back, with its credit as exact text. */
+export type StoredExecutionRow = Omit<ExecutionTableRow, 'updated_at'>;
+
+export const STORED_EXECUTION_COLUMNS = `organization_id, uuid, id, workflow_uuid, status, classified_status, started_at,
+  finished_at, executed_in_tee, errors, credit_used::text as credit_used`;
+
+/** The stored execution a row holds. Statuses were validated on the way in. */
+export const executionStateOf = (row: StoredExecutionRow): ExecutionState => ({
+  organizationId: row.organization_id,
+  uuid: row.uuid,
+  id: row.id,
+  workflowUUID: row.workflow_uuid,
+  status: row.status as ExecutionState['status'],
+  classifiedStatus: row.classified_status as ExecutionState['classifiedStatus'],
+  startedAt: row.started_at,
+  finishedAt: row.finished_at,
+  executedInTee: row.executed_in_tee,
+  errors: row.errors,
+  creditUsed: row.credit_used,
+});
 
 /** A later state replaces an earlier one, but a terminal status never goes back to a non-terminal one. */
 export function mergeExecution<T extends { status: string }>(current: T | undefined, next: T): T {
@@ -58,44 +66,17 @@ export async function storedExecutions(
   uuids: readonly string[],
 ): Promise<Map<string, ExecutionState>> {
   const rows = await tx.query<StoredExecutionRow>(
-    `select organization_id, uuid, id, workflow_uuid, status, classified_status, started_at, finished_at,
-            executed_in_tee, errors, credit_used::text as credit_used
-     from executions where uuid = any($1::uuid[])`,
+    `select ${STORED_EXECUTION_COLUMNS} from executions where uuid = any($1::uuid[])`,
     [uuids],
   );
-  return new Map(
-    rows.map((row) => [
-      row.uuid,
-      {
-        organizationId: row.organization_id,
-        uuid: row.uuid,
-        id: row.id,
-        workflowUUID: row.workflow_uuid,
-        status: row.status as ExecutionState['status'],
-        classifiedStatus: row.classified_status as ExecutionState['classifiedStatus'],
-        startedAt: row.started_at,
-        finishedAt: row.finished_at,
-        executedInTee: row.executed_in_tee,
-        errors: row.errors,
-        creditUsed: row.credit_used,
-      },
-    ]),
-  );
+  return new Map(rows.map((row) => [row.uuid, executionStateOf(row)]));
 }
 
-export const EXECUTION_COLUMNS: Columns = [
-  ['uuid', 'uuid'],
-  ['organization_id', 'uuid'],
-  ['workflow_uuid', 'uuid'],
-  ['id', 'text'],
-  ['status', 'text'],
-  ['classified_status', 'text'],
-  ['started_at', 'timestamptz'],
-  ['finished_at', 'timestamptz'],
-  ['credit_used', 'numeric'],
-  ['errors', 'jsonb'],
-  ['executed_in_tee', 'boolean'],
-];
+/** The columns an execution's values fill; the database sets updated_at. */
+export const EXECUTION_COLUMNS = executions.columnsWithout('updated_at');
+
+/** What a later state of a stored execution replaces: all but its identity and organization. */
+const EXECUTION_UPDATES = columnNames(executions.columnsWithout('uuid', 'organization_id', 'updated_at'));
 
 /** An execution's values in EXECUTION_COLUMNS order. */
 export const executionRow = (e: ExecutionState): CopyValue[] => [
@@ -118,18 +99,13 @@ export const executionRow = (e: ExecutionState): CopyValue[] => [
  */
 async function upsertExecutions(tx: Transaction, rows: readonly ExecutionState[]): Promise<string[]> {
   if (rows.length === 0) return [];
-  const insert = unnestInsert('executions', EXECUTION_COLUMNS, rows.map(executionRow));
-  const written = await tx.query<{ uuid: string }>(
-    `${insert.text}
-     on conflict (uuid) do update set
-       workflow_uuid = excluded.workflow_uuid, id = excluded.id, status = excluded.status,
-       classified_status = excluded.classified_status, started_at = excluded.started_at,
-       finished_at = excluded.finished_at, credit_used = excluded.credit_used, errors = excluded.errors,
-       executed_in_tee = excluded.executed_in_tee, updated_at = now()
-     where executions.organization_id = excluded.organization_id
-     returning uuid`,
-    insert.params,
-  );
+  const upsert = unnestUpsert(executions.name, EXECUTION_COLUMNS, rows.map(executionRow), {
+    key: ['uuid'],
+    set: [...EXECUTION_UPDATES, ['updated_at', 'now()']],
+    where: 'executions.organization_id = excluded.organization_id',
+    returning: 'uuid',
+  });
+  const written = await tx.query<{ uuid: string }>(upsert.text, upsert.params);
   return written.map((row) => row.uuid);
 }
 

@@ -1,4 +1,7 @@
+import type { CopyValue } from '../db/copy-text.js';
 import type { Database, Transaction } from '../db/database.js';
+import { deployments, workflows } from '../db/tables.js';
+import { changesAny, columnNames, unnestUpsert } from '../db/unnest-insert.js';
 import { applyExecutions, type ExecutionState, storedExecutions } from './execution-upsert.store.js';
 import { insertEvents, insertLogs } from './lines.store.js';
 import type { DeploymentRecord, IngestRecord, WorkflowRecord } from './records.js';
@@ -194,37 +197,46 @@ function lastByUuid<T extends { uuid: string }>(records: readonly T[]): T[] {
 }
 
 /**
- * The `organization_id` guard keeps a row from ever being updated by another organization (the
- * check above cannot see a uuid claimed by a concurrent, uncommitted transaction).
+ * Upserts records of a uuid-keyed table (`values` in its columns' order, updated_at aside) and
+ * returns the rows written. The `organization_id` guard keeps a row from ever being updated by
+ * another organization (the check above cannot see a uuid claimed by a concurrent, uncommitted
+ * transaction); a record that changes nothing writes nothing, and is not returned.
  */
+function upsertOwned<Row>(
+  tx: Transaction,
+  table: typeof workflows | typeof deployments,
+  values: CopyValue[][],
+  returning: string,
+): Promise<Row[]> {
+  const updates = columnNames(table.columnsWithout('uuid', 'organization_id', 'updated_at'));
+  const upsert = unnestUpsert(table.name, table.columnsWithout('updated_at'), values, {
+    key: ['uuid'],
+    set: [...updates, ['updated_at', 'now()']],
+    where: `${table.name}.organization_id = excluded.organization_id and ${changesAny(table.name, updates)}`,
+    returning,
+  });
+  return tx.query<Row>(upsert.text, upsert.params);
+}
+
 async function upsertWorkflows(
   tx: Transaction,
   rows: WorkflowRecord[],
 ): Promise<Array<{ organizationId: string; uuid: string; inserted: boolean }>> {
   if (rows.length === 0) return [];
-  const written = await tx.query<{ organization_id: string; uuid: string; inserted: boolean }>(
-    `insert into workflows (uuid, organization_id, workflow_id, name, owner_address, status, registered_at, workflow_source)
-     select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[])
-     on conflict (uuid) do update set
-       workflow_id = excluded.workflow_id, name = excluded.name, owner_address = excluded.owner_address,
-       status = excluded.status, registered_at = excluded.registered_at, workflow_source = excluded.workflow_source,
-       updated_at = now()
-     where workflows.organization_id = excluded.organization_id
-       and (workflows.workflow_id, workflows.name, workflows.owner_address, workflows.status, workflows.registered_at,
-            workflows.workflow_source)
-       is distinct from (excluded.workflow_id, excluded.name, excluded.owner_address, excluded.status,
-            excluded.registered_at, excluded.workflow_source)
-     returning organization_id, uuid, (xmax = 0) as inserted`,
-    [
-      rows.map((r) => r.uuid),
-      rows.map((r) => r.organizationId),
-      rows.map((r) => r.workflowId),
-      rows.map((r) => r.name),
-      rows.map((r) => r.ownerAddress),
-      rows.map((r) => r.status),
-      rows.map((r) => r.registeredAt),
-      rows.map((r) => r.workflowSource),
-    ],
+  const written = await upsertOwned<{ organization_id: string; uuid: string; inserted: boolean }>(
+    tx,
+    workflows,
+    rows.map((r) => [
+      r.uuid,
+      r.organizationId,
+      r.workflowId,
+      r.name,
+      r.ownerAddress,
+      r.status,
+      r.registeredAt,
+      r.workflowSource,
+    ]),
+    'organization_id, uuid, (xmax = 0) as inserted',
   );
   return written.map((row) => ({
     organizationId: row.organization_id,
@@ -252,30 +264,21 @@ async function upsertDeployments(
   rows: DeploymentRecord[],
 ): Promise<Array<{ organizationId: string }>> {
   if (rows.length === 0) return [];
-  const written = await tx.query<{ organization_id: string }>(
-    `insert into deployments (uuid, organization_id, workflow_uuid, status, deployed_at, tx_hash, error_message, binary_url, config_url)
-     select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::timestamptz[], $6::text[], $7::text[], $8::text[], $9::text[])
-     on conflict (uuid) do update set
-       workflow_uuid = excluded.workflow_uuid, status = excluded.status, deployed_at = excluded.deployed_at,
-       tx_hash = excluded.tx_hash, error_message = excluded.error_message, binary_url = excluded.binary_url,
-       config_url = excluded.config_url, updated_at = now()
-     where deployments.organization_id = excluded.organization_id
-       and (deployments.workflow_uuid, deployments.status, deployments.deployed_at, deployments.tx_hash,
-            deployments.error_message, deployments.binary_url, deployments.config_url)
-       is distinct from (excluded.workflow_uuid, excluded.status, excluded.deployed_at, excluded.tx_hash,
-            excluded.error_message, excluded.binary_url, excluded.config_url)
-     returning organization_id`,
-    [
-      rows.map((r) => r.uuid),
-      rows.map((r) => r.organizationId),
-      rows.map((r) => r.workflowUUID),
-      rows.map((r) => r.status),
-      rows.map((r) => r.deployedAt),
-      rows.map((r) => r.txHash),
-      rows.map((r) => r.errorMessage),
-      rows.map((r) => r.binaryURL),
-      rows.map((r) => r.configURL),
-    ],
+  const written = await upsertOwned<{ organization_id: string }>(
+    tx,
+    deployments,
+    rows.map((r) => [
+      r.uuid,
+      r.organizationId,
+      r.workflowUUID,
+      r.status,
+      r.deployedAt,
+      r.txHash,
+      r.errorMessage,
+      r.binaryURL,
+      r.configURL,
+    ]),
+    'organization_id',
   );
   return written.map((row) => ({ organizationId: row.organization_id }));
 }

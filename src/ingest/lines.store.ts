@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { CopyValue } from '../db/copy-text.js';
 import type { Transaction } from '../db/database.js';
+import { executionEvents, executionLogs } from '../db/tables.js';
 import { type Columns, unnestInsert } from '../db/unnest-insert.js';
 import { copyFresh } from './copy-fresh.store.js';
 import type { EventRecord, LogRecord } from './records.js';
@@ -44,14 +45,8 @@ async function insertLines<T>(
   );
 }
 
-export const LOG_COLUMNS: Columns = [
-  ['organization_id', 'uuid'],
-  ['workflow_execution_uuid', 'uuid'],
-  ['line_hash', 'bytea'],
-  ['node_id', 'text'],
-  ['message', 'text'],
-  ['timestamp', 'timestamptz'],
-];
+/** The columns a log line's values fill; the database numbers them (seq). */
+export const LOG_COLUMNS = executionLogs.columnsWithout('seq');
 
 /** A log line's values in LOG_COLUMNS order. */
 export const logRow = (l: LogRecord): CopyValue[] => [
@@ -68,17 +63,7 @@ export async function insertLogs(tx: Transaction, logs: readonly LogRecord[]): P
   return insertLines(tx, 'execution_logs', LOG_COLUMNS, logs, logRow);
 }
 
-const EVENT_COLUMNS: Columns = [
-  ['organization_id', 'uuid'],
-  ['workflow_execution_uuid', 'uuid'],
-  ['line_hash', 'bytea'],
-  ['capability_id', 'text'],
-  ['status', 'text'],
-  ['method', 'text'],
-  ['started_at', 'timestamptz'],
-  ['finished_at', 'timestamptz'],
-  ['errors', 'jsonb'],
-];
+const EVENT_COLUMNS = executionEvents.columnsWithout('seq');
 
 /** Stores event lines; returns those stored now, whose contributions the rollups then take. */
 export async function insertEvents(tx: Transaction, events: readonly EventRecord[]): Promise<EventRecord[]> {

@@ -1,4 +1,5 @@
 import type { Transaction } from '../db/database.js';
+import type { EventTableRow } from '../db/tables.js';
 import { SUCCESSFUL_CALL_STATUSES } from '../rollups/durations.rollup.js';
 import type { ErrorCount, EventRecord } from './records.js';
 
@@ -24,15 +25,16 @@ export const storedEventOf = (event: EventRecord): StoredEvent => ({
 });
 
 /** An `execution_events` row as read back (aliased `v`) for the rollups. */
-export interface StoredEventRow {
-  organization_id: string;
-  workflow_execution_uuid: string;
-  capability_id: string;
-  status: string;
-  started_at: Date;
-  finished_at: Date | null;
-  errors: ErrorCount[] | null;
-}
+export type StoredEventRow = Pick<
+  EventTableRow,
+  | 'organization_id'
+  | 'workflow_execution_uuid'
+  | 'capability_id'
+  | 'status'
+  | 'started_at'
+  | 'finished_at'
+  | 'errors'
+>;
 
 export const STORED_EVENT_COLUMNS =
   'v.organization_id, v.workflow_execution_uuid, v.capability_id, v.status, v.started_at, v.finished_at, v.errors';

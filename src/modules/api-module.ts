@@ -1,4 +1,4 @@
-import type { ModuleResolvers } from '../graphql/resolver-types.js';
+import type { Resolvers } from '../schema/resolver-types.generated.js';
 
 /**
  * One domain module of the public API: its part of the schema (SDL) and the resolvers of the
@@ -7,7 +7,7 @@ import type { ModuleResolvers } from '../graphql/resolver-types.js';
 export interface ApiModule {
   /** The module's SDL file. */
   readonly sdl: URL;
-  readonly resolvers: ModuleResolvers;
+  readonly resolvers: Resolvers;
   /**
    * Part of the extended schema only (contract section 5): absent from the hosted schema, which
    * serves the hosted platform's API exactly.

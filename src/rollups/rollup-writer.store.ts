@@ -1,8 +1,8 @@
 import type { CopyValue } from '../db/copy-text.js';
 import type { Transaction } from '../db/database.js';
-import { type Columns, unnestInsert } from '../db/unnest-insert.js';
+import { type OnConflict, onConflict, unnestUpsert } from '../db/unnest-insert.js';
 import { fromUnits } from '../ingest/decimal.js';
-import { type AnyRollup, EVERY_WORKFLOW, keyColumns, MEASURE_SQL_TYPE, type Measures } from './rollup.js';
+import { type AnyRollup, EVERY_WORKFLOW, keyColumns, type Measures, rollupColumns } from './rollup.js';
 import type { DeltaRow, DeltaValue, RollupDeltas } from './rollup-deltas.js';
 
 /** A histogram's bins as the text of an int8[] whose lower bound is the first bin: `[3:5]={1,0,2}`. */
@@ -36,32 +36,23 @@ function combine(table: string, name: string, kind: Measures[string]): string {
   switch (kind) {
     case 'count':
     case 'decimal':
-      return `${name} = ${table}.${name} + excluded.${name}`;
+      return `${table}.${name} + excluded.${name}`;
     case 'min':
-      return `${name} = least(${table}.${name}, excluded.${name})`;
+      return `least(${table}.${name}, excluded.${name})`;
     case 'max':
-      return `${name} = greatest(${table}.${name}, excluded.${name})`;
+      return `greatest(${table}.${name}, excluded.${name})`;
     case 'histogram':
-      return `${name} = wfapi_hist_add(${table}.${name}, excluded.${name})`;
+      return `wfapi_hist_add(${table}.${name}, excluded.${name})`;
   }
 }
 
-function upsertSql(rollup: AnyRollup, select: string): string {
-  const keys = keyColumns(rollup);
-  return `${select}
-     on conflict (${keys.join(', ')}) do update set
-       ${rollup.measureNames.map((name) => combine(rollup.table, name, rollup.measures[name]!)).join(',\n       ')}`;
-}
-
-function columnsOf(rollup: AnyRollup): Columns {
-  return [
-    ['organization_id', 'uuid'],
-    ['grain', 'int4'],
-    ['bucket_start', 'timestamptz'],
-    ...rollup.dimensionNames.map((name): [string, string] => [name, rollup.dimensions[name]!]),
-    ...rollup.measureNames.map((name): [string, string] => [name, MEASURE_SQL_TYPE[rollup.measures[name]!]]),
-  ];
-}
+/** A rollup row takes in the new row's measures, each as its kind combines. */
+const addMeasures = (rollup: AnyRollup): OnConflict => ({
+  key: keyColumns(rollup),
+  set: rollup.measureNames.map(
+    (name) => [name, combine(rollup.table, name, rollup.measures[name]!)] as const,
+  ),
+});
 
 /**
  * Adds summed deltas to their rollup rows in one statement (rows in key order, so that concurrent
@@ -75,9 +66,9 @@ export async function applyDeltas<D extends string, MS extends Measures>(
   if (deltas.size === 0) return [];
   const { rollup } = deltas;
   const rows = deltas.sorted();
-  const insert = unnestInsert(
+  const upsert = unnestUpsert(
     rollup.table,
-    columnsOf(rollup),
+    rollupColumns(rollup),
     rows.map((row) => [
       row.key.organizationId,
       row.key.grain,
@@ -85,8 +76,9 @@ export async function applyDeltas<D extends string, MS extends Measures>(
       ...rollup.dimensionNames.map((name) => row.key.dimensions[name]),
       ...rollup.measureNames.map((name) => sqlValue(row.values[name]!)),
     ]),
+    addMeasures(rollup),
   );
-  await tx.query(upsertSql(rollup, insert.text), insert.params);
+  await tx.query(upsert.text, upsert.params);
   return rows.filter((row) => row.removed);
 }
 
@@ -110,14 +102,12 @@ export async function addToOrganizationRows(
   ];
   // Several workflows' rows fold into one organization-wide row: summed first, then added.
   await tx.query(
-    upsertSql(
-      rollup,
-      `insert into ${rollup.table} (${[...keys, ...rollup.measureNames].join(', ')})
-       select ${selected.join(', ')} from ${rollup.table} r
-       where r.organization_id = $1 and r.workflow_uuid = any($2::uuid[])
-       group by ${grouped.map((name) => `r.${name}`).join(', ')}
-       order by ${grouped.map((name) => `r.${name}`).join(', ')}`,
-    ),
+    `insert into ${rollup.table} (${[...keys, ...rollup.measureNames].join(', ')})
+     select ${selected.join(', ')} from ${rollup.table} r
+     where r.organization_id = $1 and r.workflow_uuid = any($2::uuid[])
+     group by ${grouped.map((name) => `r.${name}`).join(', ')}
+     order by ${grouped.map((name) => `r.${name}`).join(', ')}
+     ${onConflict(addMeasures(rollup))}`,
     [organizationId, workflowUuids],
   );
 }

@@ -8,6 +8,8 @@
  * `allTime`, at the all-time grain too.
  */
 
+import type { Columns } from '../db/unnest-insert.js';
+
 /** How a dimension is typed in SQL; its JavaScript value is always a string. */
 export type DimensionType = 'uuid' | 'text';
 
@@ -86,6 +88,17 @@ export function defineRollup<D extends string, MS extends Measures>(spec: Rollup
     dimensionNames: Object.keys(spec.dimensions) as D[],
     measureNames: Object.keys(spec.measures) as (keyof MS & string)[],
   });
+}
+
+/** A rollup table's columns with their types: the key, then the measures. */
+export function rollupColumns(rollup: AnyRollup): Columns {
+  return [
+    ['organization_id', 'uuid'],
+    ['grain', 'int4'],
+    ['bucket_start', 'timestamptz'],
+    ...rollup.dimensionNames.map((name): [string, string] => [name, rollup.dimensions[name]!]),
+    ...rollup.measureNames.map((name): [string, string] => [name, MEASURE_SQL_TYPE[rollup.measures[name]!]]),
+  ];
 }
 
 /** The key columns of a rollup, in the order the writer sends them. */

@@ -16,7 +16,8 @@ import {
 } from 'graphql';
 import { ADMIN_SDL, adminSdlDocument, publicSdlDocument, readSdl } from './sdl.js';
 
-const BUILT_IN: Record<string, string> = {
+/** The TypeScript type of each built-in scalar. */
+export const BUILT_IN: Readonly<Record<string, string>> = {
   String: 'string',
   Int: 'number',
   Float: 'number',

@@ -11,8 +11,11 @@ import { modulesOf } from '../modules/index.js';
 import { scalars } from './scalars.js';
 import { publicSdlDocument } from './sdl.js';
 
-/** Any module's resolvers, whatever their context: type name -> field name -> resolver. */
-type ResolverMap = Readonly<Record<string, Readonly<Record<string, unknown>> | undefined>>;
+/**
+ * Any schema's resolvers, whatever their context: type name -> field name -> resolver. Each is
+ * typed where it is written (the public modules' by resolver-types.generated.ts).
+ */
+type ResolverMap = object;
 
 /**
  * Builds an executable schema from SDL, scalars and module resolvers. Fails loudly when a
@@ -33,7 +36,7 @@ export function buildExecutableSchema(
     }
   }
   for (const module of modules) {
-    for (const [typeName, fields] of Object.entries(module)) {
+    for (const [typeName, fields] of Object.entries(module) as [string, object | undefined][]) {
       const type = schema.getType(typeName);
       if (!isObjectType(type)) throw new Error(`resolvers for unknown type ${typeName}`);
       const typeFields = type.getFields();

@@ -5,7 +5,11 @@
  * chunk at a time, so memory stays bounded whatever the size of the database.
  */
 
-import type { ExecutionState } from '../../ingest/execution-upsert.store.js';
+import {
+  executionStateOf,
+  STORED_EXECUTION_COLUMNS,
+  type StoredExecutionRow,
+} from '../../ingest/execution-upsert.store.js';
 import { maintainRollups } from '../../ingest/rollups.store.js';
 import {
   markOrphans,
@@ -18,34 +22,6 @@ import type { Transaction } from '../database.js';
 
 const CHUNK = 5000;
 
-interface ExecutionRow {
-  organization_id: string;
-  uuid: string;
-  id: string;
-  workflow_uuid: string;
-  status: ExecutionState['status'];
-  classified_status: ExecutionState['classifiedStatus'];
-  started_at: Date;
-  finished_at: Date | null;
-  executed_in_tee: boolean | null;
-  errors: ExecutionState['errors'];
-  credit_used: string | null;
-}
-
-const stateOf = (row: ExecutionRow): ExecutionState => ({
-  organizationId: row.organization_id,
-  uuid: row.uuid,
-  id: row.id,
-  workflowUUID: row.workflow_uuid,
-  status: row.status,
-  classifiedStatus: row.classified_status,
-  startedAt: row.started_at,
-  finishedAt: row.finished_at,
-  executedInTee: row.executed_in_tee,
-  errors: row.errors,
-  creditUsed: row.credit_used,
-});
-
 export async function up(tx: Transaction): Promise<void> {
   await tx.query(
     'truncate execution_rollups, duration_rollups, error_group_rollups, execution_error_groups, error_groups, orphan_event_executions',
@@ -55,15 +31,14 @@ export async function up(tx: Transaction): Promise<void> {
     '00000000-0000-0000-0000-000000000000',
   ];
   for (;;) {
-    const rows = await tx.query<ExecutionRow>(
-      `select organization_id, uuid, id, workflow_uuid, status, classified_status, started_at, finished_at,
-              executed_in_tee, errors, credit_used::text as credit_used
+    const rows = await tx.query<StoredExecutionRow>(
+      `select ${STORED_EXECUTION_COLUMNS}
        from executions where (organization_id, uuid) > ($1::uuid, $2::uuid)
        order by organization_id, uuid limit ${CHUNK}`,
       after,
     );
     if (rows.length === 0) break;
-    const states = new Map(rows.map((row) => [row.uuid, stateOf(row)]));
+    const states = new Map(rows.map((row) => [row.uuid, executionStateOf(row)]));
     const events = await readEvents(tx, new Map(rows.map((row) => [row.uuid, row.organization_id])));
     await maintainRollups(tx, {
       newWorkflows: [],

@@ -1,3 +1,4 @@
+import type { MemberRow, OrganizationRow } from '../../db/tables.js';
 import type { ApiScalars } from '../../schema/scalars.js';
 import type {
   EntityActiveStatus,
@@ -7,7 +8,6 @@ import type {
   OrganizationAccount,
   OrganizationRestrictionStatus,
 } from '../../schema/schema-types.generated.js';
-import type { MemberRow, OrganizationRow } from './accounts.store.js';
 
 export function toOrganizationAccount(row: MemberRow): OrganizationAccount<ApiScalars> {
   return {

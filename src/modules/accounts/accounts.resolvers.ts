@@ -1,8 +1,8 @@
-import type { ModuleResolvers } from '../../graphql/resolver-types.js';
+import type { Resolvers } from '../../schema/resolver-types.generated.js';
 import { toOrganization, toOrganizationAccount } from './account.mapper.js';
 import { findMember, findOrganization } from './accounts.store.js';
 
-export const accountsResolvers: ModuleResolvers = {
+export const accountsResolvers: Resolvers = {
   Query: {
     getAccountDetails: async (_parent, _args, ctx) => {
       const row = await findMember(ctx.db, ctx.organizationId, ctx.principal.memberId);

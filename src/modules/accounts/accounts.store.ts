@@ -1,32 +1,5 @@
 import type { Queryable } from '../../db/database.js';
-
-export interface OrganizationRow {
-  id: string;
-  tenant_id: number;
-  display_name: string;
-  restriction_status: string;
-  active_status: string;
-  created_at: Date;
-  updated_at: Date;
-}
-
-export interface MemberRow {
-  id: string;
-  organization_id: string;
-  user_id: string | null;
-  email_address: string;
-  display_name: string;
-  member_type: string | null;
-  member_status: string;
-  deploy_access: boolean;
-  created_at: Date;
-  updated_at: Date;
-  invited_by_user: string | null;
-  invited_at: Date | null;
-  joined_at: Date | null;
-  removed_by_user: string | null;
-  removed_at: Date | null;
-}
+import type { MemberRow, OrganizationRow } from '../../db/tables.js';
 
 export async function findOrganization(db: Queryable, id: string): Promise<OrganizationRow | undefined> {
   const [row] = await db.query<OrganizationRow>('select * from organizations where id = $1', [id]);

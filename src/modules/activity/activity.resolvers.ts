@@ -1,10 +1,10 @@
-import type { ModuleResolvers } from '../../graphql/resolver-types.js';
 import { countWindows } from '../../rollups/execution-counts.store.js';
+import type { Resolvers } from '../../schema/resolver-types.generated.js';
 import { activityBuckets, windowOf } from '../shared/time-window.js';
 import { normalizeUuid } from '../shared/uuid.js';
 import { findWorkflow } from '../workflows/workflows.store.js';
 
-export const activityResolvers: ModuleResolvers = {
+export const activityResolvers: Resolvers = {
   Query: {
     workflowActivity: async (_parent, { input }, ctx) => {
       // The bucket count is checked by arithmetic before any bucket is made (time-window.ts).

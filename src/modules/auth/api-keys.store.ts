@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/database.js';
+import type { ApiKeyTableRow } from '../../db/tables.js';
 
 /** What authentication needs to know about a key, its member and its organization, in one read. */
 export interface KeyCredentialRow {
@@ -32,16 +33,8 @@ export async function findKeyCredentials(
   return row;
 }
 
-export interface ApiKeyRow {
-  id: string;
-  organization_id: string;
-  member_id: string;
-  name: string;
-  created_at: Date;
-  expires_at: Date | null;
-  revoked_at: Date | null;
-  last_used_at: Date | null;
-}
+/** A key as listed: never its secret's hash. */
+export type ApiKeyRow = Omit<ApiKeyTableRow, 'secret_hash'>;
 
 const API_KEY_COLUMNS =
   'id, organization_id, member_id, name, created_at, expires_at, revoked_at, last_used_at';

@@ -1,4 +1,4 @@
-import type { ModuleResolvers } from '../../graphql/resolver-types.js';
+import type { Resolvers } from '../../schema/resolver-types.generated.js';
 import { percentile } from '../durations/percentiles.js';
 import { toPaging } from '../shared/paging.js';
 import { windowOf } from '../shared/time-window.js';
@@ -17,7 +17,7 @@ function toCapabilityStats(calls: CapabilityCalls) {
   };
 }
 
-export const capabilitiesResolvers: ModuleResolvers = {
+export const capabilitiesResolvers: Resolvers = {
   Query: {
     capabilityStats: async (_parent, { input }, ctx) => {
       const window = windowOf(input);

@@ -1,6 +1,7 @@
 import type { ApiScalars } from '../../schema/scalars.js';
 import type { WorkflowDeployment, WorkflowDeploymentStatus } from '../../schema/schema-types.generated.js';
-import type { DeploymentRow } from './deployments.store.js';
+import type { ListParent } from '../shared/list-parent.js';
+import type { DeploymentFilter, DeploymentOrder, DeploymentRow } from './deployments.store.js';
 
 /** The stored fields of a deployment; its execution aggregates are resolved only when asked for. */
 export type DeploymentParent = Omit<
@@ -26,3 +27,6 @@ export function toDeployment(row: DeploymentRow): DeploymentParent {
     supersededAt: row.superseded_at,
   };
 }
+
+/** A `workflowDeployments` answer (no filter when the workflow uuid is malformed: nothing can match). */
+export type DeploymentsOutputParent = ListParent<DeploymentFilter | undefined, DeploymentOrder>;

@@ -1,11 +1,11 @@
-import type { RequestContext } from '../../context.js';
 import { notFound } from '../../errors.js';
-import type { ModuleResolvers } from '../../graphql/resolver-types.js';
+import type { Resolvers } from '../../schema/resolver-types.generated.js';
 import type { ApiScalars } from '../../schema/scalars.js';
 import type { WorkflowDeploymentsInput } from '../../schema/schema-types.generated.js';
-import { checkListBound, checkRange, likePattern, searchText, toPaging } from '../shared/paging.js';
+import { listParent } from '../shared/list-parent.js';
+import { checkListBound, checkRange, likePattern, searchText } from '../shared/paging.js';
 import { normalizeUuid } from '../shared/uuid.js';
-import { type DeploymentParent, toDeployment } from './deployment.mapper.js';
+import { toDeployment } from './deployment.mapper.js';
 import { createDeploymentLoaders } from './deployments.loaders.js';
 import {
   countDeployments,
@@ -14,16 +14,9 @@ import {
   listDeployments,
 } from './deployments.store.js';
 
-interface DeploymentsOutputParent {
-  /** Undefined when the workflow uuid is malformed: nothing can match. */
-  readonly filter: DeploymentFilter | undefined;
-  readonly input: WorkflowDeploymentsInput<ApiScalars>;
-}
-
 function toFilter(input: WorkflowDeploymentsInput<ApiScalars>): DeploymentFilter | undefined {
   checkListBound('status', input.status, 10);
   checkRange(input.from, input.to);
-  toPaging(input.page);
   const workflowUuid = normalizeUuid(input.workflowUUID);
   if (workflowUuid === undefined) return undefined;
   const search = searchText(input.search);
@@ -36,12 +29,10 @@ function toFilter(input: WorkflowDeploymentsInput<ApiScalars>): DeploymentFilter
   };
 }
 
-export const deploymentsResolvers: ModuleResolvers = {
+export const deploymentsResolvers: Resolvers = {
   Query: {
-    workflowDeployments: (_parent, { input }): DeploymentsOutputParent => ({
-      filter: toFilter(input),
-      input,
-    }),
+    workflowDeployments: (_parent, { input }) =>
+      listParent(input, toFilter, { field: 'DEPLOYED_AT', order: 'DESC' }),
     workflowDeployment: async (_parent, { input }, ctx) => {
       const uuid = normalizeUuid(input.uuid);
       const row = uuid === undefined ? undefined : await findDeployment(ctx.db, ctx.organizationId, uuid);
@@ -51,29 +42,28 @@ export const deploymentsResolvers: ModuleResolvers = {
     },
   },
   WorkflowDeploymentsOutput: {
-    data: async (parent: DeploymentsOutputParent, _args: never, ctx: RequestContext) => {
+    data: async (parent, _args, ctx) => {
       if (!parent.filter) return [];
-      const order = parent.input.orderBy ?? { field: 'DEPLOYED_AT' as const, order: 'DESC' as const };
       const rows = await listDeployments(
         ctx.db,
         ctx.organizationId,
         parent.filter,
-        order,
-        toPaging(parent.input.page),
+        parent.order,
+        parent.paging,
       );
       return rows.map(toDeployment);
     },
-    count: (parent: DeploymentsOutputParent, _args: never, ctx: RequestContext) =>
+    count: (parent, _args, ctx) =>
       parent.filter ? countDeployments(ctx.db, ctx.organizationId, parent.filter) : 0,
   },
   WorkflowDeployment: {
-    executionCountByStatus: async (d: DeploymentParent, _args: never, ctx: RequestContext) => {
+    executionCountByStatus: async (d, _args, ctx) => {
       const counts = await ctx.loaders.of(createDeploymentLoaders).reign.load(d);
       return { success: counts.byStatus.get('SUCCESS') ?? 0, failure: counts.byStatus.get('FAILURE') ?? 0 };
     },
-    hasTeeExecutions: async (d: DeploymentParent, _args: never, ctx: RequestContext) =>
+    hasTeeExecutions: async (d, _args, ctx) =>
       (await ctx.loaders.of(createDeploymentLoaders).reign.load(d)).tee > 0,
-    hasNonTeeExecutions: async (d: DeploymentParent, _args: never, ctx: RequestContext) => {
+    hasNonTeeExecutions: async (d, _args, ctx) => {
       const counts = await ctx.loaders.of(createDeploymentLoaders).reign.load(d);
       return counts.total > counts.tee;
     },

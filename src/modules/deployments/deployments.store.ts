@@ -1,5 +1,6 @@
 import type { Queryable } from '../../db/database.js';
-import { orderClause, type SortingOrder } from '../shared/ordering.js';
+import type { SortingOrder } from '../../schema/schema-types.generated.js';
+import { orderClause } from '../shared/ordering.js';
 import type { Paging } from '../shared/paging.js';
 
 export interface DeploymentRow {

@@ -1,5 +1,5 @@
-import type { ModuleResolvers } from '../../graphql/resolver-types.js';
 import { displayHistogram } from '../../rollups/duration-bins.js';
+import type { Resolvers } from '../../schema/resolver-types.generated.js';
 import { checkListBound } from '../shared/paging.js';
 import { windowOf } from '../shared/time-window.js';
 import { normalizeUuid } from '../shared/uuid.js';
@@ -30,7 +30,7 @@ export function toDurationStats(summary: DurationSummary) {
   };
 }
 
-export const durationsResolvers: ModuleResolvers = {
+export const durationsResolvers: Resolvers = {
   Query: {
     durationStats: async (_parent, { input }, ctx) => {
       checkListBound('status', input.status, 10);

@@ -1,32 +1,18 @@
 import type { RequestContext } from '../../context.js';
-import type { ModuleResolvers } from '../../graphql/resolver-types.js';
 import { errorGroupOf } from '../../rollups/fingerprint.js';
+import type { Resolvers } from '../../schema/resolver-types.generated.js';
 import { once } from '../shared/once.js';
 import { toPaging } from '../shared/paging.js';
 import { activityBuckets, type InclusiveWindow, windowOf } from '../shared/time-window.js';
 import { normalizeUuid } from '../shared/uuid.js';
+import type { PageDetails } from './error-group.mapper.js';
 import {
-  type GroupCount,
   type GroupFilter,
   groupActivity,
   groupSightings,
   groupSpread,
   rankGroups,
 } from './error-groups.store.js';
-
-/** What the groups of one page share: their details, spread and activity, each read once for the page. */
-interface PageDetails {
-  readonly details: ReturnType<typeof detailsOf>;
-  readonly spread: () => ReturnType<typeof groupSpread>;
-  readonly activity: () => Promise<{
-    buckets: Array<{ from: number; to: number }>;
-    counts: Map<string, number[]>;
-  }>;
-}
-
-interface ErrorGroupParent extends GroupCount {
-  readonly page: PageDetails;
-}
 
 const detailsOf = (ctx: RequestContext, fingerprints: string[]) =>
   once(() => groupSightings(ctx.db, ctx.organizationId, fingerprints));
@@ -48,7 +34,7 @@ function pageOf(
   };
 }
 
-export const errorGroupsResolvers: ModuleResolvers = {
+export const errorGroupsResolvers: Resolvers = {
   Query: {
     errorGroups: async (_parent, { input }, ctx) => {
       const window = windowOf(input);
@@ -70,24 +56,21 @@ export const errorGroupsResolvers: ModuleResolvers = {
         filter,
         slice.map((group) => group.fingerprint),
       );
-      return { data: slice.map((group): ErrorGroupParent => ({ ...group, page })), count: ranked.length };
+      return { data: slice.map((group) => ({ ...group, page })), count: ranked.length };
     },
   },
   ErrorGroup: {
     // The pattern is its sample's: every message of a group has the group's pattern.
-    pattern: async (group: ErrorGroupParent) =>
+    pattern: async (group) =>
       errorGroupOf((await group.page.details()).get(group.fingerprint)?.sampleMessage ?? '').pattern,
-    sampleMessage: async (group: ErrorGroupParent) =>
-      (await group.page.details()).get(group.fingerprint)?.sampleMessage ?? '',
-    firstSeenAt: async (group: ErrorGroupParent) =>
-      (await group.page.details()).get(group.fingerprint)?.firstSeenAt,
-    lastSeenAt: async (group: ErrorGroupParent) =>
-      (await group.page.details()).get(group.fingerprint)?.lastSeenAt,
-    workflowCount: async (group: ErrorGroupParent) =>
-      (await group.page.spread()).get(group.fingerprint)?.workflows.size ?? 0,
-    capabilityIDs: async (group: ErrorGroupParent) =>
+    sampleMessage: async (group) => (await group.page.details()).get(group.fingerprint)?.sampleMessage ?? '',
+    // Every ranked group has its error_groups row: both are written in the same transaction.
+    firstSeenAt: async (group) => (await group.page.details()).get(group.fingerprint)?.firstSeenAt as Date,
+    lastSeenAt: async (group) => (await group.page.details()).get(group.fingerprint)?.lastSeenAt as Date,
+    workflowCount: async (group) => (await group.page.spread()).get(group.fingerprint)?.workflows.size ?? 0,
+    capabilityIDs: async (group) =>
       [...((await group.page.spread()).get(group.fingerprint)?.capabilities ?? [])].sort(),
-    activity: async (group: ErrorGroupParent) => {
+    activity: async (group) => {
       const { buckets, counts } = await group.page.activity();
       const occurrences = counts.get(group.fingerprint) ?? [];
       return buckets.map((bucket, i) => ({

@@ -6,7 +6,8 @@ import type {
   WorkflowExecutionLog,
   WorkflowExecutionStatus,
 } from '../../schema/schema-types.generated.js';
-import type { EventRow, ExecutionRow, LogRow } from './executions.store.js';
+import type { ListParent } from '../shared/list-parent.js';
+import type { EventRow, ExecutionFilter, ExecutionOrder, ExecutionRow, LogRow } from './executions.store.js';
 
 export function toExecution(row: ExecutionRow): WorkflowExecution<ApiScalars> {
   return {
@@ -39,3 +40,6 @@ export function toEvent(row: EventRow): WorkflowExecutionEvent<ApiScalars> {
     errors: row.errors,
   };
 }
+
+/** A `workflowExecutions` answer (no filter when the workflow uuid is malformed: nothing can match). */
+export type ExecutionsOutputParent = ListParent<ExecutionFilter | undefined, ExecutionOrder>;

@@ -1,16 +1,10 @@
 import type { RequestContext } from '../../context.js';
-import type { ModuleResolvers } from '../../graphql/resolver-types.js';
 import { countWindows } from '../../rollups/execution-counts.store.js';
+import type { Resolvers } from '../../schema/resolver-types.generated.js';
 import type { ApiScalars } from '../../schema/scalars.js';
 import type { WorkflowExecutionsInput } from '../../schema/schema-types.generated.js';
-import {
-  checkListBound,
-  checkRange,
-  likePattern,
-  type Paging,
-  searchText,
-  toPaging,
-} from '../shared/paging.js';
+import { listParent } from '../shared/list-parent.js';
+import { checkListBound, checkRange, likePattern, type Paging, searchText } from '../shared/paging.js';
 import { normalizeUuid } from '../shared/uuid.js';
 import { SEEK_MIN_OFFSET, seekStartedAt } from './deep-page.js';
 import { toEvent, toExecution, toLog } from './execution.mapper.js';
@@ -27,16 +21,9 @@ import {
 /** Lines returned for one execution at most (logs, events). */
 export const MAX_LINES = 10_000;
 
-interface ExecutionsOutputParent {
-  /** Undefined when the workflow uuid filter is malformed: nothing can match. */
-  readonly filter: ExecutionFilter | undefined;
-  readonly input: WorkflowExecutionsInput<ApiScalars>;
-}
-
 function toFilter(input: WorkflowExecutionsInput<ApiScalars>): ExecutionFilter | undefined {
   checkListBound('status', input.status, 10);
   checkRange(input.from, input.to);
-  toPaging(input.page);
   let workflowUuid: string | undefined;
   if (input.workflowUuid !== undefined && input.workflowUuid !== null) {
     workflowUuid = normalizeUuid(input.workflowUuid);
@@ -100,9 +87,10 @@ async function seekDeepPage(
   return { filter: narrowed, paging: { limit: paging.limit, offset: seek.offset } };
 }
 
-export const executionsResolvers: ModuleResolvers = {
+export const executionsResolvers: Resolvers = {
   Query: {
-    workflowExecutions: (_parent, { input }): ExecutionsOutputParent => ({ filter: toFilter(input), input }),
+    workflowExecutions: (_parent, { input }) =>
+      listParent(input, toFilter, { field: 'STARTED_AT', order: 'DESC' }),
     workflowExecution: async (_parent, { input }, ctx) => {
       const uuid = normalizeUuid(input.uuid);
       const row = uuid === undefined ? undefined : await findExecution(ctx.db, ctx.organizationId, uuid);
@@ -125,14 +113,12 @@ export const executionsResolvers: ModuleResolvers = {
     },
   },
   WorkflowExecutionsOutput: {
-    data: async (parent: ExecutionsOutputParent, _args: never, ctx: RequestContext) => {
+    data: async (parent, _args, ctx) => {
       if (!parent.filter) return [];
-      const order = parent.input.orderBy ?? { field: 'STARTED_AT' as const, order: 'DESC' as const };
-      const { filter, paging } = await seekDeepPage(ctx, parent.filter, order, toPaging(parent.input.page));
-      const rows = await listExecutions(ctx.db, ctx.organizationId, filter, order, paging);
+      const { filter, paging } = await seekDeepPage(ctx, parent.filter, parent.order, parent.paging);
+      const rows = await listExecutions(ctx.db, ctx.organizationId, filter, parent.order, paging);
       return rows.map(toExecution);
     },
-    count: (parent: ExecutionsOutputParent, _args: never, ctx: RequestContext) =>
-      parent.filter ? countExecutions(ctx, parent.filter) : 0,
+    count: (parent, _args, ctx) => (parent.filter ? countExecutions(ctx, parent.filter) : 0),
   },
 };

@@ -1,21 +1,12 @@
 import type { Queryable } from '../../db/database.js';
-import { orderClause, type SortingOrder } from '../shared/ordering.js';
+import type { EventTableRow, ExecutionTableRow, LogTableRow, WorkflowTableRow } from '../../db/tables.js';
+import type { SortingOrder } from '../../schema/schema-types.generated.js';
+import { orderClause } from '../shared/ordering.js';
 import type { Paging } from '../shared/paging.js';
 
-export interface ExecutionRow {
-  uuid: string;
-  workflow_uuid: string;
-  id: string;
-  workflow_name: string;
-  workflow_id: string;
-  status: string;
-  classified_status: string | null;
-  started_at: Date;
-  finished_at: Date | null;
-  credit_used: string | null;
-  errors: Array<{ error: string; count: number }> | null;
-  executed_in_tee: boolean | null;
-}
+/** An execution as read, with its workflow's name and id. */
+export type ExecutionRow = Omit<ExecutionTableRow, 'organization_id' | 'updated_at'> &
+  Pick<WorkflowTableRow, 'workflow_id'> & { workflow_name: string };
 
 export interface ExecutionFilter {
   workflowUuid?: string | undefined;
@@ -131,11 +122,7 @@ async function linesOfVisibleExecution<Row>(
   return rows.filter((row) => row.present);
 }
 
-export interface LogRow {
-  node_id: string;
-  message: string;
-  timestamp: Date;
-}
+export type LogRow = Pick<LogTableRow, 'node_id' | 'message' | 'timestamp'>;
 
 /** At most `limit` lines, by timestamp then arrival; undefined when the execution is not visible. */
 export async function listLogs(
@@ -154,14 +141,10 @@ export async function listLogs(
   );
 }
 
-export interface EventRow {
-  capability_id: string;
-  status: string;
-  method: string | null;
-  started_at: Date;
-  finished_at: Date | null;
-  errors: Array<{ error: string; count: number }> | null;
-}
+export type EventRow = Pick<
+  EventTableRow,
+  'capability_id' | 'status' | 'method' | 'started_at' | 'finished_at' | 'errors'
+>;
 
 /** At most `limit` events, by start then arrival; undefined when the execution is not visible. */
 export async function listEvents(

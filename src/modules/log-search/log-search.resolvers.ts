@@ -1,8 +1,7 @@
-import type { RequestContext } from '../../context.js';
 import { badInput } from '../../errors.js';
-import type { ModuleResolvers } from '../../graphql/resolver-types.js';
+import type { Resolvers } from '../../schema/resolver-types.generated.js';
 import { once } from '../shared/once.js';
-import { likePattern, type Paging, toPaging } from '../shared/paging.js';
+import { likePattern, toPaging } from '../shared/paging.js';
 import { windowOf } from '../shared/time-window.js';
 import { normalizeUuid } from '../shared/uuid.js';
 import { countLogMatches, type LogSearch, searchLogs } from './log-search.store.js';
@@ -11,15 +10,7 @@ import { countLogMatches, type LogSearch, searchLogs } from './log-search.store.
 export const MAX_COUNTED_MATCHES = 10_000;
 const MIN_QUERY_LENGTH = 3;
 
-interface SearchParent {
-  /** Undefined when the workflow filter cannot match anything. */
-  readonly search: LogSearch | undefined;
-  readonly paging: Paging;
-  /** Matches counted up to one past the cap, once for both count fields. */
-  readonly count: () => Promise<number>;
-}
-
-export const logSearchResolvers: ModuleResolvers = {
+export const logSearchResolvers: Resolvers = {
   Query: {
     searchExecutionLogs: async (_parent, { input }, ctx) => {
       if ([...input.query].length < MIN_QUERY_LENGTH) {
@@ -53,7 +44,7 @@ export const logSearchResolvers: ModuleResolvers = {
     },
   },
   SearchExecutionLogsOutput: {
-    data: async (parent: SearchParent, _args: never, ctx: RequestContext) =>
+    data: async (parent, _args, ctx) =>
       (parent.search === undefined
         ? []
         : await searchLogs(ctx.db, ctx.organizationId, parent.search, parent.paging)
@@ -65,7 +56,7 @@ export const logSearchResolvers: ModuleResolvers = {
         timestamp: row.timestamp,
         message: row.message,
       })),
-    count: async (parent: SearchParent) => Math.min(await parent.count(), MAX_COUNTED_MATCHES),
-    countIsExact: async (parent: SearchParent) => (await parent.count()) <= MAX_COUNTED_MATCHES,
+    count: async (parent) => Math.min(await parent.count(), MAX_COUNTED_MATCHES),
+    countIsExact: async (parent) => (await parent.count()) <= MAX_COUNTED_MATCHES,
   },
 };

@@ -1,6 +1,7 @@
 import type { ApiScalars } from '../../schema/scalars.js';
 import type { Workflow, WorkflowDeploymentStatus } from '../../schema/schema-types.generated.js';
-import type { WorkflowRow } from './workflows.store.js';
+import type { ListParent } from '../shared/list-parent.js';
+import type { WorkflowFilter, WorkflowOrder, WorkflowRow } from './workflows.store.js';
 
 /** The stored fields of a Workflow; its aggregates are resolved per field, only when asked for. */
 export type WorkflowParent = Pick<
@@ -23,3 +24,6 @@ export function toWorkflow(row: WorkflowRow, windowFrom: number | null): Workflo
     windowFrom,
   };
 }
+
+/** A `workflows` answer: the page and the count are read only when selected. */
+export type WorkflowsOutputParent = ListParent<WorkflowFilter, WorkflowOrder>;

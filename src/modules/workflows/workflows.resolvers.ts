@@ -1,19 +1,15 @@
 import type { RequestContext } from '../../context.js';
 import { notFound } from '../../errors.js';
-import type { ModuleResolvers } from '../../graphql/resolver-types.js';
 import type { WindowCounts } from '../../rollups/execution-counts.store.js';
+import type { Resolvers } from '../../schema/resolver-types.generated.js';
 import type { ApiScalars } from '../../schema/scalars.js';
 import type { WorkflowsInput } from '../../schema/schema-types.generated.js';
-import { checkListBound, likePattern, searchText, toPaging } from '../shared/paging.js';
+import { listParent } from '../shared/list-parent.js';
+import { checkListBound, likePattern, searchText } from '../shared/paging.js';
 import { normalizeUuid } from '../shared/uuid.js';
 import { toWorkflow, type WorkflowParent } from './workflow.mapper.js';
 import { createWorkflowLoaders } from './workflows.loaders.js';
 import { countWorkflows, findWorkflow, listWorkflows, type WorkflowFilter } from './workflows.store.js';
-
-interface WorkflowsOutputParent {
-  readonly filter: WorkflowFilter;
-  readonly input: WorkflowsInput<ApiScalars>;
-}
 
 function toFilter(input: WorkflowsInput<ApiScalars>): WorkflowFilter {
   checkListBound('workflowOwnerAddress', input.workflowOwnerAddress, 100);
@@ -34,12 +30,9 @@ function windowCounts(workflow: WorkflowParent, ctx: RequestContext): Promise<Wi
     .window.load({ uuid: workflow.uuid, from: workflow.windowFrom });
 }
 
-export const workflowsResolvers: ModuleResolvers = {
+export const workflowsResolvers: Resolvers = {
   Query: {
-    workflows: (_parent, { input }): WorkflowsOutputParent => {
-      toPaging(input.page);
-      return { filter: toFilter(input), input };
-    },
+    workflows: (_parent, { input }) => listParent(input, toFilter, { field: 'REGISTERED_AT', order: 'DESC' }),
     workflow: async (_parent, { input }, ctx) => {
       const uuid = normalizeUuid(input.uuid);
       const row = uuid === undefined ? undefined : await findWorkflow(ctx.db, ctx.organizationId, uuid);
@@ -48,36 +41,32 @@ export const workflowsResolvers: ModuleResolvers = {
     },
   },
   WorkflowsOutput: {
-    data: async (parent: WorkflowsOutputParent, _args: never, ctx: RequestContext) => {
-      const order = parent.input.orderBy ?? { field: 'REGISTERED_AT' as const, order: 'DESC' as const };
+    data: async (parent, _args, ctx) => {
       const rows = await listWorkflows(
         ctx.db,
         ctx.organizationId,
         parent.filter,
-        order,
-        toPaging(parent.input.page),
+        parent.order,
+        parent.paging,
       );
       return rows.map((row) => toWorkflow(row, null));
     },
-    count: (parent: WorkflowsOutputParent, _args: never, ctx: RequestContext) =>
-      countWorkflows(ctx.db, ctx.organizationId, parent.filter),
+    count: (parent, _args, ctx) => countWorkflows(ctx.db, ctx.organizationId, parent.filter),
   },
   Workflow: {
-    executionCount: async (w: WorkflowParent, _args: never, ctx: RequestContext) =>
-      (await windowCounts(w, ctx)).total,
-    executionCountByStatus: async (w: WorkflowParent, _args: never, ctx: RequestContext) => {
+    executionCount: async (w, _args, ctx) => (await windowCounts(w, ctx)).total,
+    executionCountByStatus: async (w, _args, ctx) => {
       const counts = await windowCounts(w, ctx);
       return { success: counts.byStatus.get('SUCCESS') ?? 0, failure: counts.byStatus.get('FAILURE') ?? 0 };
     },
-    creditUsed: async (w: WorkflowParent, _args: never, ctx: RequestContext) => {
+    creditUsed: async (w, _args, ctx) => {
       const counts = await windowCounts(w, ctx);
       return counts.total === 0 ? null : counts.credit;
     },
-    executedAt: (w: WorkflowParent, _args: never, ctx: RequestContext) =>
-      ctx.loaders.of(createWorkflowLoaders).executedAt.load(w.uuid),
-    hasTeeExecutions: async (w: WorkflowParent, _args: never, ctx: RequestContext) =>
+    executedAt: (w, _args, ctx) => ctx.loaders.of(createWorkflowLoaders).executedAt.load(w.uuid),
+    hasTeeExecutions: async (w, _args, ctx) =>
       (await ctx.loaders.of(createWorkflowLoaders).totals.load(w.uuid)).tee > 0,
-    hasNonTeeExecutions: async (w: WorkflowParent, _args: never, ctx: RequestContext) => {
+    hasNonTeeExecutions: async (w, _args, ctx) => {
       const totals = await ctx.loaders.of(createWorkflowLoaders).totals.load(w.uuid);
       return totals.total > totals.tee;
     },

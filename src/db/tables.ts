@@ -1,0 +1,162 @@
+import type { ErrorCount } from '../ingest/records.js';
+import { json, type RowOf, table } from './table.js';
+
+/*
+ * One definition per table of the migrated schema (src/db/migrations), columns in creation
+ * order; rollup tables are described by their rollup (src/rollups/*.rollup.ts) instead.
+ * test/db/tables.test.ts checks every definition against the database after migration.
+ */
+
+export const organizations = table('organizations', {
+  id: 'uuid not null',
+  tenant_id: 'integer not null',
+  display_name: 'text not null',
+  restriction_status: 'text not null',
+  active_status: 'text not null',
+  created_at: 'timestamptz not null',
+  updated_at: 'timestamptz not null',
+});
+export type OrganizationRow = RowOf<typeof organizations>;
+
+export const members = table('members', {
+  id: 'uuid not null',
+  organization_id: 'uuid not null',
+  user_id: 'uuid',
+  email_address: 'text not null',
+  display_name: 'text not null',
+  member_type: 'text',
+  member_status: 'text not null',
+  deploy_access: 'boolean not null',
+  created_at: 'timestamptz not null',
+  updated_at: 'timestamptz not null',
+  invited_by_user: 'uuid',
+  invited_at: 'timestamptz',
+  joined_at: 'timestamptz',
+  removed_by_user: 'uuid',
+  removed_at: 'timestamptz',
+});
+export type MemberRow = RowOf<typeof members>;
+
+export const apiKeys = table('api_keys', {
+  id: 'uuid not null',
+  organization_id: 'uuid not null',
+  member_id: 'uuid not null',
+  name: 'text not null',
+  secret_hash: 'bytea not null',
+  created_at: 'timestamptz not null',
+  expires_at: 'timestamptz',
+  revoked_at: 'timestamptz',
+  last_used_at: 'timestamptz',
+});
+export type ApiKeyTableRow = RowOf<typeof apiKeys>;
+
+export const workflows = table('workflows', {
+  uuid: 'uuid not null',
+  organization_id: 'uuid not null',
+  workflow_id: 'text not null',
+  name: 'text not null',
+  owner_address: 'text not null',
+  status: 'text not null',
+  registered_at: 'timestamptz not null',
+  workflow_source: 'text not null',
+  updated_at: 'timestamptz not null',
+});
+export type WorkflowTableRow = RowOf<typeof workflows>;
+
+export const deployments = table('deployments', {
+  uuid: 'uuid not null',
+  organization_id: 'uuid not null',
+  workflow_uuid: 'uuid not null',
+  status: 'text not null',
+  deployed_at: 'timestamptz not null',
+  tx_hash: 'text',
+  error_message: 'text',
+  binary_url: 'text',
+  config_url: 'text',
+  updated_at: 'timestamptz not null',
+});
+export type DeploymentTableRow = RowOf<typeof deployments>;
+
+export const executions = table('executions', {
+  uuid: 'uuid not null',
+  organization_id: 'uuid not null',
+  workflow_uuid: 'uuid not null',
+  id: 'text not null',
+  status: 'text not null',
+  classified_status: 'text',
+  started_at: 'timestamptz not null',
+  finished_at: 'timestamptz',
+  credit_used: 'numeric',
+  errors: json<ErrorCount[]>(),
+  executed_in_tee: 'boolean',
+  updated_at: 'timestamptz not null',
+});
+export type ExecutionTableRow = RowOf<typeof executions>;
+
+export const executionLogs = table('execution_logs', {
+  organization_id: 'uuid not null',
+  workflow_execution_uuid: 'uuid not null',
+  line_hash: 'bytea not null',
+  seq: 'bigint not null',
+  node_id: 'text not null',
+  message: 'text not null',
+  timestamp: 'timestamptz not null',
+});
+export type LogTableRow = RowOf<typeof executionLogs>;
+
+export const executionEvents = table('execution_events', {
+  organization_id: 'uuid not null',
+  workflow_execution_uuid: 'uuid not null',
+  line_hash: 'bytea not null',
+  seq: 'bigint not null',
+  capability_id: 'text not null',
+  status: 'text not null',
+  method: 'text',
+  started_at: 'timestamptz not null',
+  finished_at: 'timestamptz',
+  errors: json<ErrorCount[]>(),
+});
+export type EventTableRow = RowOf<typeof executionEvents>;
+
+export const executionErrorGroups = table('execution_error_groups', {
+  organization_id: 'uuid not null',
+  execution_uuid: 'uuid not null',
+  fingerprint: 'text not null',
+  capability_id: 'text not null',
+  occurrences: 'bigint not null',
+});
+
+export const errorGroups = table('error_groups', {
+  organization_id: 'uuid not null',
+  fingerprint: 'text not null',
+  pattern: 'text not null',
+  sample_message: 'text not null',
+  first_seen_at: 'timestamptz not null',
+  last_seen_at: 'timestamptz not null',
+});
+
+export const orphanEventExecutions = table('orphan_event_executions', {
+  organization_id: 'uuid not null',
+  execution_uuid: 'uuid not null',
+});
+
+export const ingestWatermarks = table('ingest_watermarks', {
+  organization_id: 'uuid not null',
+  data_as_of: 'timestamptz not null',
+});
+
+/** Every table defined here. */
+export const TABLES = [
+  organizations,
+  members,
+  apiKeys,
+  workflows,
+  deployments,
+  executions,
+  executionLogs,
+  executionEvents,
+  executionErrorGroups,
+  errorGroups,
+  orphanEventExecutions,
+  ingestWatermarks,
+] as const;

@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { isNotNull } from '../../src/db/table.js';
+import { TABLES } from '../../src/db/tables.js';
+import { durations } from '../../src/rollups/durations.rollup.js';
+import { errorGroupCounts } from '../../src/rollups/error-groups.rollup.js';
+import { executionCounts } from '../../src/rollups/execution-counts.rollup.js';
+import { rollupColumns } from '../../src/rollups/rollup.js';
+import { openTestDatabase, type TestDatabase } from '../harness/database.js';
+
+/** information_schema's name (udt_name) for each type a definition may use. */
+const UDT: Readonly<Record<string, string>> = {
+  integer: 'int4',
+  bigint: 'int8',
+  boolean: 'bool',
+  'int8[]': '_int8',
+};
+const udtOf = (type: string) => UDT[type] ?? type;
+
+interface ColumnInfo {
+  table_name: string;
+  column_name: string;
+  udt_name: string;
+  is_nullable: 'YES' | 'NO';
+}
+
+const ROLLUPS = [executionCounts, durations, errorGroupCounts];
+
+describe('table definitions', () => {
+  let database: TestDatabase;
+  let columns: ColumnInfo[];
+  before(async () => {
+    database = await openTestDatabase();
+    columns = await database.db.query<ColumnInfo>(
+      `select table_name::text, column_name::text, udt_name::text, is_nullable::text
+       from information_schema.columns where table_schema = current_schema()
+       order by table_name, ordinal_position`,
+    );
+  });
+  after(() => database?.close());
+
+  const columnsOf = (table: string) => columns.filter((c) => c.table_name === table);
+
+  it('give every column of each table, in order, with its type and nullability', () => {
+    for (const table of TABLES) {
+      assert.deepEqual(
+        Object.entries(table.spec).map(([name, spec]) => ({
+          name,
+          type: udtOf(table.columns.find(([column]) => column === name)![1]),
+          notNull: isNotNull(spec),
+        })),
+        columnsOf(table.name).map((c) => ({
+          name: c.column_name,
+          type: c.udt_name,
+          notNull: c.is_nullable === 'NO',
+        })),
+        table.name,
+      );
+    }
+  });
+
+  // A rollup lists its key first, whatever the order the migration created the columns in.
+  it('give every column of each rollup table with its type', () => {
+    const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
+    for (const rollup of ROLLUPS) {
+      assert.deepEqual(
+        rollupColumns(rollup)
+          .map(([name, type]) => ({ name, type: udtOf(type) }))
+          .sort(byName),
+        columnsOf(rollup.table)
+          .map((c) => ({ name: c.column_name, type: c.udt_name }))
+          .sort(byName),
+        rollup.table,
+      );
+    }
+  });
+
+  it('cover every table the migrations create', () => {
+    const defined = [...TABLES.map((t) => t.name), ...ROLLUPS.map((r) => r.table), 'schema_migrations'];
+    assert.deepEqual([...new Set(columns.map((c) => c.table_name))].sort(), defined.sort());
+  });
+});
