@@ -1,5 +1,6 @@
 /**
- * The benchmark suite: `npm run bench -- [--executions 1000000] [--concurrency 1,4,16] [--seconds 5]`.
+ * The benchmark suite: `npm run bench -- [--executions 1000000] [--concurrency 1,4,16] [--seconds 5]`
+ * (`--load-only`: load the dataset database and stop).
  * Loads (once) a simulated dataset into PostgreSQL through the ingestion path, starts the real
  * server as its own process and drives it over HTTP with the query mix, beside two ceilings
  * measured in the same run: the same SQL replayed straight through the driver, and a trivial
@@ -33,6 +34,8 @@ const { values: args } = parseArgs({
     port: { type: 'string', default: '4700' },
     /** Only the queries whose name matches this regular expression (the trivial one always runs). */
     only: { type: 'string' },
+    /** Only load (or find) the dataset database, then exit: other benches reuse it. */
+    'load-only': { type: 'boolean', default: false },
   },
 });
 
@@ -51,6 +54,7 @@ const dataset: DatasetInfo = await ensureDataset({
   port: Number(args.port) + 1,
 });
 console.log(`dataset: ${dataset.databaseUrl} (${dataset.facts.totalExecutions} executions)`);
+if (args['load-only']) process.exit(0);
 
 const server = await ServerProcess.start(benchServerEnv(dataset.databaseUrl), Number(args.port));
 
