@@ -141,4 +141,31 @@ describe('an unreachable Redis', () => {
     );
     assert.equal(warnings.length, 1);
   });
+
+  it('is warned about with the organization and key of the request, also at level warn', async (t) => {
+    const database = await prepareServedDatabase();
+    t.after(() => database.close());
+    const probe = net.createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as net.AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    // Above info a request logs nothing by itself: its logger is bound to it only when it logs.
+    const serve = spawnServe({
+      ...database.env,
+      REDIS_URL: `redis://127.0.0.1:${port}`,
+      WFAPI_LOG_LEVEL: 'warn',
+    });
+    t.after(() => serve.kill());
+    const url = await serve.ready;
+    const answer = await postGraphql(url, apikey(database.tenant.key), { query: '{ __typename }' });
+    assert.equal(answer.status, 200, answer.text);
+    const lines = logLines(serve.stdout());
+    const warning = lines.find((line) => String(line.msg).startsWith('rate limiter unavailable'));
+    assert.equal(warning?.organizationId, database.tenant.organizationId);
+    assert.equal(typeof warning?.keyId, 'string');
+    assert.equal(
+      lines.some((line) => line.msg === 'request completed'),
+      false,
+    );
+  });
 });
