@@ -58,6 +58,13 @@ export function registerGraphqlRoutes(app: FastifyInstance, deps: GraphqlRouteDe
   const { config, db, documents, rateLimiter, keyUsage, credentials } = deps;
   // One warning per outage of the rate limiter (e.g. Redis unreachable), not one per request.
   let limiterDown = false;
+  // The last freshness formatted: a key's credentials (and their dataAsOf, the same Date) are
+  // reused for a second, so most requests answer the text the previous one made.
+  let formatted: { date: Date; text: string } | undefined;
+  const dataAsOfText = (date: Date): string => {
+    if (formatted?.date !== date) formatted = { date, text: formatTime(date) };
+    return formatted.text;
+  };
 
   /** Authentication, then the key's rate limit; failures are charged to the client address only. */
   async function admit(request: FastifyRequest, reply: FastifyReply): Promise<Principal> {
@@ -98,7 +105,9 @@ export function registerGraphqlRoutes(app: FastifyInstance, deps: GraphqlRouteDe
       // Freshness is part of the extended API; the hosted schema answers exactly as the hosted service.
       extensions:
         config.schema === 'extended'
-          ? (context) => ({ dataAsOf: context.principal.dataAsOf && formatTime(context.principal.dataAsOf) })
+          ? (context) => ({
+              dataAsOf: context.principal.dataAsOf && dataAsOfText(context.principal.dataAsOf),
+            })
           : undefined,
     });
   }
