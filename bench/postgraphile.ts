@@ -239,6 +239,9 @@ if (!existsSync(`${POSTGRAPHILE_DIR}node_modules/postgraphile`)) {
   if (installed.status !== 0) throw new Error('npm install in bench/postgraphile failed');
 }
 
+// Built before any server starts, so that a failed build leaves no server behind.
+const refCli = args.ref ? buildRef(args.ref) : undefined;
+
 interface Side {
   readonly name: string;
   readonly dialect: 'wfapi' | 'postgraphile';
@@ -253,12 +256,11 @@ const sides: Side[] = [
     key: dataset.key,
   },
 ];
-if (args.ref) {
-  const cli = buildRef(args.ref);
+if (refCli) {
   sides.push({
     name: `wfapi ${args.ref}`,
     dialect: 'wfapi',
-    server: await ServerProcess.start(benchServerEnv(dataset.databaseUrl), port + 1, { cli }),
+    server: await ServerProcess.start(benchServerEnv(dataset.databaseUrl), port + 1, { cli: refCli }),
     key: dataset.key,
   });
 }

@@ -120,15 +120,20 @@ describe('readiness against a database that never answers', () => {
   });
 });
 
+/** A port nobody listens on. */
+async function closedPort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const port = (probe.address() as net.AddressInfo).port;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
 describe('an unreachable Redis', () => {
   it('is warned about once per outage, not once per request', async (t) => {
     const database = await prepareServedDatabase();
     t.after(() => database.close());
-    // A port nobody listens on.
-    const probe = net.createServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-    const port = (probe.address() as net.AddressInfo).port;
-    await new Promise((resolve) => probe.close(resolve));
+    const port = await closedPort();
     const serve = spawnServe({ ...database.env, REDIS_URL: `redis://127.0.0.1:${port}` });
     t.after(() => serve.kill());
     const url = await serve.ready;
@@ -145,10 +150,7 @@ describe('an unreachable Redis', () => {
   it('is warned about with the organization and key of the request, also at level warn', async (t) => {
     const database = await prepareServedDatabase();
     t.after(() => database.close());
-    const probe = net.createServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-    const port = (probe.address() as net.AddressInfo).port;
-    await new Promise((resolve) => probe.close(resolve));
+    const port = await closedPort();
     // Above info a request logs nothing by itself: its logger is bound to it only when it logs.
     const serve = spawnServe({
       ...database.env,
