@@ -17,7 +17,7 @@ import { closedLoop } from './lib/closed-loop.js';
 import { type DatasetInfo, ensureDataset } from './lib/dataset.js';
 import { GraphqlHttpClient } from './lib/http-client.js';
 import { ServerProcess } from './lib/server-process.js';
-import { median, type Summary } from './lib/stats.js';
+import { medianSummary, type Summary } from './lib/stats.js';
 import { benchServerEnv, warmUp } from './lib/warm-up.js';
 import { FULL_MIX, TRIVIAL } from './queries.js';
 
@@ -70,13 +70,6 @@ interface Row {
   large: Summary;
   costRatio: number;
 }
-const medianOf = (runs: readonly Summary[]): Summary => ({
-  requests: median(runs.map((r) => r.requests)),
-  errors: runs.reduce((sum, r) => sum + r.errors, 0),
-  rps: median(runs.map((r) => r.rps)),
-  p50: median(runs.map((r) => r.p50)),
-  p99: median(runs.map((r) => r.p99)),
-});
 
 const rows: Row[] = [];
 for (const concurrency of levels) {
@@ -92,8 +85,8 @@ for (const concurrency of levels) {
       const order = round % 2 === 0 ? [0, 1] : [1, 0];
       for (const i of order) runs[sides[i]!.name].push(await once(i, seconds));
     }
-    const small = medianOf(runs.small);
-    const large = medianOf(runs.large);
+    const small = medianSummary(runs.small);
+    const large = medianSummary(runs.large);
     const row = {
       query: q.name,
       concurrency,

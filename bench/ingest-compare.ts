@@ -6,16 +6,14 @@
  *
  *   node --import tsx bench/ingest-compare.ts [--ref 7f62f32] [--rounds 3] [--executions N] [--events N] [--logs N] [--db pglite,postgres]
  *
- * The earlier version is exported with `git archive` into a temporary directory, shares this
- * checkout's node_modules (the dependencies must match) and is compiled there.
+ * The earlier version is built apart (bench/lib/ref-build.ts).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type IngestFigure, measureIngestion } from './lib/ingest-lines.js';
+import { buildRef } from './lib/ref-build.js';
 import { median } from './lib/stats.js';
 
 const { values: args } = parseArgs({
@@ -31,26 +29,7 @@ const { values: args } = parseArgs({
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const COUNTS = { executions: Number(args.executions), events: Number(args.events), logs: Number(args.logs) };
 
-/** The earlier version, compiled, in its own directory; returns its CLI. */
-function checkoutRef(ref: string): string {
-  const sha = execFileSync('git', ['rev-parse', '--short', ref], { cwd: ROOT }).toString().trim();
-  const dir = join(tmpdir(), `wfapi-bench-ref-${sha}`);
-  const cli = join(dir, 'bin', 'wfapi.js');
-  if (existsSync(join(dir, 'dist'))) return cli;
-  mkdirSync(dir, { recursive: true });
-  execFileSync('sh', ['-c', `git archive ${sha} | tar -x -C ${dir}`], { cwd: ROOT });
-  if (!existsSync(join(dir, 'node_modules')))
-    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-  const built = spawnSync(
-    'sh',
-    ['-c', `${join(ROOT, 'node_modules/.bin/tsc')} -p tsconfig.build.json && node scripts/copy-assets.mjs`],
-    { cwd: dir, stdio: 'inherit' },
-  );
-  if (built.status !== 0) throw new Error(`building ${ref} failed`);
-  return cli;
-}
-
-const oldCli = checkoutRef(args.ref);
+const oldCli = buildRef(args.ref);
 const rows: Array<{ database: string; records: string; old: number[]; current: number[]; ratios: number[] }> =
   [];
 for (const kind of args.db.split(',')) {

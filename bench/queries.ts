@@ -36,7 +36,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 const WORKFLOW_FIELDS = `uuid name status workflowId ownerAddress registeredAt executedAt executionCount
   executionCountByStatus { success failure } creditUsed hasTeeExecutions hasNonTeeExecutions`;
-const EXECUTION_FIELDS = `uuid id workflowUUID workflowName workflowId status classifiedStatus startedAt finishedAt
+export const EXECUTION_FIELDS = `uuid id workflowUUID workflowName workflowId status classifiedStatus startedAt finishedAt
   creditUsed executedInTee errors { error count }`;
 
 const activity = (name: string, days: number, withWorkflow: boolean): MixQuery => ({

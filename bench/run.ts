@@ -1,5 +1,6 @@
 /**
- * The benchmark suite: `npm run bench -- [--executions 1000000] [--concurrency 1,4,16] [--seconds 5]`.
+ * The benchmark suite: `npm run bench -- [--executions 1000000] [--concurrency 1,4,16] [--seconds 5]`
+ * (`--load-only`: load the dataset database and stop).
  * Loads (once) a simulated dataset into PostgreSQL through the ingestion path, starts the real
  * server as its own process and drives it over HTTP with the query mix, beside two ceilings
  * measured in the same run: the same SQL replayed straight through the driver, and a trivial
@@ -9,14 +10,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { openPostgres } from '../src/db/postgres.js';
-import { captureStatements, replayer } from './lib/ceiling.js';
+import { captureMix, replayer } from './lib/ceiling.js';
 import { closedLoop } from './lib/closed-loop.js';
 import { type DatasetInfo, ensureDataset } from './lib/dataset.js';
 import { GraphqlHttpClient } from './lib/http-client.js';
-import { recordingDatabase } from './lib/recording-db.js';
 import { ServerProcess } from './lib/server-process.js';
 import type { Summary } from './lib/stats.js';
 import { benchServerEnv, warmUp } from './lib/warm-up.js';
@@ -33,6 +30,8 @@ const { values: args } = parseArgs({
     port: { type: 'string', default: '4700' },
     /** Only the queries whose name matches this regular expression (the trivial one always runs). */
     only: { type: 'string' },
+    /** Only load (or find) the dataset database, then exit: other benches reuse it. */
+    'load-only': { type: 'boolean', default: false },
   },
 });
 
@@ -51,27 +50,12 @@ const dataset: DatasetInfo = await ensureDataset({
   port: Number(args.port) + 1,
 });
 console.log(`dataset: ${dataset.databaseUrl} (${dataset.facts.totalExecutions} executions)`);
+if (args['load-only']) process.exit(0);
 
 const server = await ServerProcess.start(benchServerEnv(dataset.databaseUrl), Number(args.port));
 
 // The ceiling: the statements each query causes, captured once in-process, replayed directly.
-const recorder = recordingDatabase(
-  openPostgres(dataset.databaseUrl, { poolSize: 2, statementTimeoutMs: 60_000 }),
-);
-// Each query is captured on its second run: the first also reads the key's credentials, which
-// under load are read once a second at most (the credential cache), not once a request.
-const capture = await buildApp(loadConfig({}, { logLevel: 'silent', authCacheMs: 60_000 }), {
-  db: recorder.db,
-});
-const statements = new Map<string, Awaited<ReturnType<typeof captureStatements>>>();
-for (const q of [TRIVIAL, ...mix]) {
-  const run = () =>
-    captureStatements(capture.server, recorder.take, dataset.key, q.query, q.variables(dataset.facts));
-  await run();
-  statements.set(q.name, await run());
-}
-await capture.close();
-await recorder.db.close();
+const statements = await captureMix(dataset.databaseUrl, dataset.key, dataset.facts, [TRIVIAL, ...mix]);
 
 await warmUp(server.url, dataset.key, dataset.facts, [TRIVIAL, ...mix], warmup);
 

@@ -1,7 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
-import { statementName } from '../../src/db/postgres.js';
-import type { RecordedStatement } from './recording-db.js';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { openPostgres, statementName } from '../../src/db/postgres.js';
+import type { DatasetFacts, MixQuery } from '../queries.js';
+import { type RecordedStatement, recordingDatabase } from './recording-db.js';
 
 /**
  * Asks the in-process server once for `query` and returns the SQL statements it issued: the
@@ -38,4 +41,30 @@ export function replayer(pool: pg.Pool, statements: readonly RecordedStatement[]
     }
     return true;
   };
+}
+
+/**
+ * The statements each query causes (by name), captured in-process once on `databaseUrl`. Each
+ * query is captured on its second run: the first also reads the key's credentials, which under
+ * load are read once a second at most (the credential cache), not once a request.
+ */
+export async function captureMix(
+  databaseUrl: string,
+  apiKey: string,
+  facts: DatasetFacts,
+  queries: readonly MixQuery[],
+): Promise<Map<string, RecordedStatement[]>> {
+  const recorder = recordingDatabase(openPostgres(databaseUrl, { poolSize: 2, statementTimeoutMs: 60_000 }));
+  const capture = await buildApp(loadConfig({}, { logLevel: 'silent', authCacheMs: 60_000 }), {
+    db: recorder.db,
+  });
+  const statements = new Map<string, RecordedStatement[]>();
+  for (const q of queries) {
+    const run = () => captureStatements(capture.server, recorder.take, apiKey, q.query, q.variables(facts));
+    await run();
+    statements.set(q.name, await run());
+  }
+  await capture.close();
+  await recorder.db.close();
+  return statements;
 }

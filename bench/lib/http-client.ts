@@ -5,6 +5,7 @@ export class GraphqlHttpClient {
   private readonly agent: http.Agent;
   private readonly url: URL;
 
+  /** `apiKey` empty: no Authorization header (a server without authentication). */
   constructor(
     baseUrl: string,
     private readonly apiKey: string,
@@ -26,7 +27,7 @@ export class GraphqlHttpClient {
           headers: {
             'content-type': 'application/json',
             'content-length': Buffer.byteLength(body),
-            authorization: `Apikey ${this.apiKey}`,
+            ...(this.apiKey && { authorization: `Apikey ${this.apiKey}` }),
           },
         },
         (res) => {

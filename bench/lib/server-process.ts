@@ -41,14 +41,19 @@ export class ServerProcess {
       onOutput?: (text: string) => void;
       /** Another checkout's `bin/wfapi.js` (already built), to measure an earlier version side by side. */
       cli?: string;
+      /** Another server altogether: the script and arguments run instead of the CLI (it must answer /readyz). */
+      script?: readonly string[];
     } = {},
   ): Promise<ServerProcess> {
-    if (!options.cli) buildOnce();
+    if (!options.cli && !options.script) buildOnce();
     // BENCH_SERVER_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the server.
     const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
     const child = spawn(
       process.execPath,
-      [...nodeArgs, options.cli ?? CLI, options.command ?? 'serve', '--port', String(port)],
+      [
+        ...nodeArgs,
+        ...(options.script ?? [options.cli ?? CLI, options.command ?? 'serve', '--port', String(port)]),
+      ],
       {
         env: { ...process.env, WFAPI_LOG_LEVEL: 'warn', ...env },
         stdio: ['ignore', 'pipe', 'pipe'],

@@ -30,3 +30,14 @@ export function median(values: readonly number[]): number {
     50,
   );
 }
+
+/** Several runs of one measurement as one: the median of each figure, errors summed. */
+export function medianSummary(runs: readonly Summary[]): Summary {
+  return {
+    requests: median(runs.map((r) => r.requests)),
+    errors: runs.reduce((sum, r) => sum + r.errors, 0),
+    rps: median(runs.map((r) => r.rps)),
+    p50: median(runs.map((r) => r.p50)),
+    p99: median(runs.map((r) => r.p99)),
+  };
+}

@@ -115,15 +115,31 @@ function sendRequestErrors(
 
 /** A request's time limit: `signal` aborts with the time-limit error once `ms` have passed. */
 class TimeLimit {
-  readonly error: AppError;
   private readonly controller = new AbortController();
   private readonly deadline: number;
   private readonly timer: NodeJS.Timeout;
+  /** Rejects with the time-limit error when the limit passes; every `run` of the request races it. */
+  private readonly expired: Promise<never>;
+  private timeLimitError: AppError | undefined;
 
-  constructor(ms: number) {
-    this.error = unavailable(`The request exceeded its time limit of ${ms} ms`);
+  constructor(private readonly ms: number) {
     this.deadline = performance.now() + ms;
-    this.timer = setTimeout(() => this.controller.abort(this.error), ms);
+    let expire: (error: AppError) => void = () => {};
+    this.expired = new Promise<never>((_, reject) => {
+      expire = reject;
+    });
+    // Not every request races it (an error may end it first): its rejection is never unhandled.
+    this.expired.catch(() => {});
+    this.timer = setTimeout(() => {
+      this.controller.abort(this.error);
+      expire(this.error);
+    }, ms);
+  }
+
+  /** Made when first needed: an error captures a stack, a cost most requests never need to pay. */
+  get error(): AppError {
+    this.timeLimitError ??= unavailable(`The request exceeded its time limit of ${this.ms} ms`);
+    return this.timeLimitError;
   }
 
   get signal(): AbortSignal {
@@ -146,19 +162,9 @@ class TimeLimit {
    * done, since its effects are committed and a retry would repeat them.
    */
   async run<T>(work: () => Promise<T> | T, isRead: boolean): Promise<T> {
-    let onAbort: (() => void) | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      onAbort = () => reject(this.error);
-      if (this.signal.aborted) onAbort();
-      else this.signal.addEventListener('abort', onAbort, { once: true });
-    });
-    try {
-      const result = await Promise.race([Promise.resolve().then(work), timeout]);
-      if (isRead && this.passed) throw this.error;
-      return result;
-    } finally {
-      if (onAbort) this.signal.removeEventListener('abort', onAbort);
-    }
+    const result = await Promise.race([Promise.resolve().then(work), this.expired]);
+    if (isRead && this.passed) throw this.error;
+    return result;
   }
 }
 

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { createContext } from '../context.js';
 import type { Database } from '../db/database.js';
@@ -25,10 +25,53 @@ export interface GraphqlRouteDeps {
   readonly observe?: (outcome: GraphqlOutcome) => void;
 }
 
+const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
+
+/**
+ * From here on, what the request logs carries `bindings` (its organization and key), through
+ * request.log and reply.log alike (Fastify logs a request's completion through reply.log). At
+ * info and below every request logs its completion, so the child logger is made at once. Above
+ * info a request logs only when something goes wrong, and making a child logger (which
+ * serialises its bindings) cost 3% of a cheap read's time, measured: the request gets a logger
+ * that makes the child on its first enabled call, its disabled levels staying the parent's no-ops
+ * (Fastify calls reply.log.info for every request, whatever the level).
+ */
+function bindLogger(request: FastifyRequest, reply: FastifyReply, bindings: Record<string, string>): void {
+  const parent = request.log;
+  const from = LEVELS.indexOf(parent.level as (typeof LEVELS)[number]);
+  if (from >= 0 && from <= LEVELS.indexOf('info')) {
+    request.log = parent.child(bindings);
+    reply.log = request.log;
+    return;
+  }
+  let child: FastifyBaseLogger | undefined;
+  const bound = (): FastifyBaseLogger => {
+    child ??= parent.child(bindings);
+    return child;
+  };
+  const logger = Object.create(parent) as FastifyBaseLogger;
+  if (from >= 0) {
+    for (const level of LEVELS.slice(from)) {
+      logger[level] = ((...args: Parameters<FastifyBaseLogger['info']>) =>
+        bound()[level](...args)) as FastifyBaseLogger['info'];
+    }
+  }
+  logger.child = (childBindings, options) => bound().child(childBindings, options);
+  request.log = logger;
+  reply.log = logger;
+}
+
 export function registerGraphqlRoutes(app: FastifyInstance, deps: GraphqlRouteDeps): void {
   const { config, db, documents, rateLimiter, keyUsage, credentials } = deps;
   // One warning per outage of the rate limiter (e.g. Redis unreachable), not one per request.
   let limiterDown = false;
+  // The last freshness formatted: a key's credentials (and their dataAsOf, the same Date) are
+  // reused for a second, so most requests answer the text the previous one made.
+  let formatted: { date: Date; text: string } | undefined;
+  const dataAsOfText = (date: Date): string => {
+    if (formatted?.date !== date) formatted = { date, text: formatTime(date) };
+    return formatted.text;
+  };
 
   /** Authentication, then the key's rate limit; failures are charged to the client address only. */
   async function admit(request: FastifyRequest, reply: FastifyReply): Promise<Principal> {
@@ -41,9 +84,7 @@ export function registerGraphqlRoutes(app: FastifyInstance, deps: GraphqlRouteDe
       }
       throw isDatabaseUnavailable(error) ? unavailable() : error;
     }
-    request.log = request.log.child({ organizationId: principal.organizationId, keyId: principal.keyId });
-    // Fastify logs the completion of a request through reply.log: it must carry the organization too.
-    reply.log = request.log;
+    bindLogger(request, reply, { organizationId: principal.organizationId, keyId: principal.keyId });
     // A rate limiter outage must not take the API down: such requests are let through.
     const decision = await rateLimiter.take(`key:${principal.keyId}`, config.rateLimit).catch((error) => {
       if (!limiterDown)
@@ -72,7 +113,9 @@ export function registerGraphqlRoutes(app: FastifyInstance, deps: GraphqlRouteDe
       // Freshness is part of the extended API; the hosted schema answers exactly as the hosted service.
       extensions:
         config.schema === 'extended'
-          ? (context) => ({ dataAsOf: context.principal.dataAsOf && formatTime(context.principal.dataAsOf) })
+          ? (context) => ({
+              dataAsOf: context.principal.dataAsOf && dataAsOfText(context.principal.dataAsOf),
+            })
           : undefined,
     });
   }

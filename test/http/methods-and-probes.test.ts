@@ -120,15 +120,20 @@ describe('readiness against a database that never answers', () => {
   });
 });
 
+/** A port nobody listens on. */
+async function closedPort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const port = (probe.address() as net.AddressInfo).port;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
 describe('an unreachable Redis', () => {
   it('is warned about once per outage, not once per request', async (t) => {
     const database = await prepareServedDatabase();
     t.after(() => database.close());
-    // A port nobody listens on.
-    const probe = net.createServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-    const port = (probe.address() as net.AddressInfo).port;
-    await new Promise((resolve) => probe.close(resolve));
+    const port = await closedPort();
     const serve = spawnServe({ ...database.env, REDIS_URL: `redis://127.0.0.1:${port}` });
     t.after(() => serve.kill());
     const url = await serve.ready;
@@ -140,5 +145,34 @@ describe('an unreachable Redis', () => {
       String(line.msg).startsWith('rate limiter unavailable'),
     );
     assert.equal(warnings.length, 1);
+  });
+
+  it('is warned about with the organization and key of the request, also at level warn', async (t) => {
+    const database = await prepareServedDatabase();
+    t.after(() => database.close());
+    const port = await closedPort();
+    // Above info a request logs nothing by itself: its logger is bound to it only when it logs.
+    const serve = spawnServe({
+      ...database.env,
+      REDIS_URL: `redis://127.0.0.1:${port}`,
+      WFAPI_LOG_LEVEL: 'warn',
+    });
+    t.after(() => serve.kill());
+    const url = await serve.ready;
+    const answer = await postGraphql(url, apikey(database.tenant.key), { query: '{ __typename }' });
+    assert.equal(answer.status, 200, answer.text);
+    // The line is written before the answer, but may reach this process's end of the pipe after it.
+    const warned = (line: Record<string, unknown>) => String(line.msg).startsWith('rate limiter unavailable');
+    for (let waited = 0; waited < 5_000 && !logLines(serve.stdout()).some(warned); waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const lines = logLines(serve.stdout());
+    const warning = lines.find(warned);
+    assert.equal(warning?.organizationId, database.tenant.organizationId);
+    assert.equal(typeof warning?.keyId, 'string');
+    assert.equal(
+      lines.some((line) => line.msg === 'request completed'),
+      false,
+    );
   });
 });
