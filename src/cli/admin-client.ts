@@ -1,4 +1,4 @@
-import { CliError, EXIT } from './run.js';
+import { CliError, EXIT, exitCodeOf } from './exit-codes.js';
 
 /** Where the admin interface of the running server is, and the operator token it expects. */
 export interface AdminConnection {
@@ -48,22 +48,7 @@ function unreachable(connection: AdminConnection, error: unknown): CliError {
   return new CliError(`cannot reach the wfapi server at ${connection.endpoint}: ${reason}`, EXIT.UNAVAILABLE);
 }
 
-/** The exit code of an error the server reported, by its code (see EXIT). */
-function exitCodeOf(code: unknown, status: number): number {
-  switch (code) {
-    case 'NOT_FOUND':
-      return EXIT.NOT_FOUND;
-    case 'BAD_USER_INPUT':
-    case 'GRAPHQL_PARSE_FAILED':
-    case 'GRAPHQL_VALIDATION_FAILED':
-      return EXIT.USAGE;
-    case 'RATE_LIMITED':
-    case 'SERVICE_UNAVAILABLE':
-      return EXIT.UNAVAILABLE;
-    default:
-      return status === 429 || status === 503 ? EXIT.UNAVAILABLE : EXIT.FAILURE;
-  }
-}
+const codeOf = (code: unknown) => (typeof code === 'string' ? code : undefined);
 
 function parseAnswer(text: string): GraphqlAnswer | undefined {
   try {
@@ -114,7 +99,10 @@ export async function adminRequest<Data>(
   }
   const first = answer?.errors?.[0];
   if (first && typeof first.message === 'string') {
-    throw new CliError(first.message.split('\n')[0]!, exitCodeOf(first.extensions?.code, response.status));
+    throw new CliError(
+      first.message.split('\n')[0]!,
+      exitCodeOf({ code: codeOf(first.extensions?.code), status: response.status }),
+    );
   }
   if (!response.ok || !answer || answer.data === null || typeof answer.data !== 'object') {
     throw new CliError(`unexpected answer from ${connection.endpoint} (HTTP ${response.status})`);

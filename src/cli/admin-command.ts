@@ -1,9 +1,9 @@
 import { type Command, Option } from 'commander';
 import { type AdminConnection, adminEndpointOf } from './admin-client.js';
 import { DEFAULT_URL } from './client-options.js';
+import { CliError, EXIT } from './exit-codes.js';
 import { type Palette, stdoutPalette } from './render/colors.js';
 import { writeJson, writeText } from './render/output.js';
-import { CliError, EXIT } from './run.js';
 
 /** The flags every command talking to the admin interface of a running server shares. */
 export interface AdminFlags {

@@ -16,7 +16,7 @@ import {
 } from '../../../simulate/index.js';
 import { adminEndpointOf } from '../../admin-client.js';
 import { DEFAULT_URL } from '../../client-options.js';
-import { CliError, EXIT } from '../../run.js';
+import { CliError, EXIT } from '../../exit-codes.js';
 import { upload, write } from './output.js';
 import { type CreatedTenant, createTenant } from './tenant.js';
 

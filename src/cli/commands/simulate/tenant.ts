@@ -1,5 +1,5 @@
 import { type AdminConnection, adminEndpointOf } from '../../admin-client.js';
-import { CliError, EXIT } from '../../run.js';
+import { CliError, EXIT } from '../../exit-codes.js';
 import { createApiKey } from '../keys/main.js';
 import { createMember } from '../members/main.js';
 import { createOrganization } from '../orgs/main.js';
