@@ -6,7 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { renderOperations } from '../src/schema/render-operations.js';
+import { renderAdminOperations, renderOperations } from '../src/schema/render-operations.js';
 import { renderAdminTypes, renderSchemaTypes } from '../src/schema/render-types.js';
 
 const outputs = [
@@ -14,6 +14,7 @@ const outputs = [
   ['../src/admin/admin-types.generated.ts', renderAdminTypes],
   // The SDK's documents: each root field with its full selection.
   ['../src/client/operations.generated.ts', renderOperations],
+  ['../src/client/admin-operations.generated.ts', renderAdminOperations],
 ] as const;
 for (const [path, render] of outputs) {
   const target = fileURLToPath(new URL(path, import.meta.url));

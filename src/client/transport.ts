@@ -28,6 +28,14 @@ export interface ClientOptions {
   readonly fetch?: typeof fetch;
 }
 
+/** What a transport is built from: where it posts and the Authorization it sends, besides the client's options. */
+export interface TransportOptions extends Omit<ClientOptions, 'url' | 'apiKey'> {
+  /** The GraphQL endpoint itself, e.g. `http://127.0.0.1:4000/graphql`. */
+  readonly endpoint: string;
+  /** The `Authorization` header, e.g. `Apikey wfk_...` or `Bearer <operator token>`. */
+  readonly authorization: string;
+}
+
 export interface RequestOptions {
   /** Cancels the request, including retries and waits; it rejects with the signal's reason. */
   readonly signal?: AbortSignal;
@@ -59,8 +67,8 @@ export class Transport {
   private readonly headers: Record<string, string>;
   private readonly fetch: typeof fetch;
 
-  constructor(options: ClientOptions) {
-    this.endpoint = endpointOf(options.url);
+  constructor(options: TransportOptions) {
+    this.endpoint = options.endpoint;
     this.policy = {
       retries: options.retries ?? 3,
       baseDelayMs: options.retryDelayMs ?? 500,
@@ -71,7 +79,7 @@ export class Transport {
       ...options.headers,
       'content-type': 'application/json',
       accept: ACCEPT,
-      authorization: `Apikey ${options.apiKey}`,
+      authorization: options.authorization,
     };
     this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   }
