@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { uploadNdjson } from '../../src/ingest/ingest-client.js';
+import { uploadNdjson } from '../../src/client/ingest-client.js';
 import { freePort, type WfapiProcess } from '../harness/process.js';
 import { serve, serverDatabase } from './child-server.js';
 import { INGEST_TOKEN } from './http.js';

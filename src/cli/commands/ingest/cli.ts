@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { DEFAULT_CHUNK_LINES } from '../../../ingest/ingest-client.js';
+import { DEFAULT_CHUNK_LINES } from '../../../client/ingest-client.js';
 import { EXIT } from '../../exit-codes.js';
 import { progressBar } from '../../render/progress-bar.js';
 import {

@@ -6,7 +6,7 @@ import {
   type UploadProgress,
   type UploadResult,
   uploadNdjson,
-} from '../../../ingest/ingest-client.js';
+} from '../../../client/ingest-client.js';
 import { ndjsonLines } from '../../../ingest/ndjson-lines.js';
 import { CliError, EXIT, exitCodeOf } from '../../exit-codes.js';
 

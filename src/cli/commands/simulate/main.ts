@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import type { IngestTarget } from '../../../ingest/ingest-client.js';
+import type { IngestTarget } from '../../../client/ingest-client.js';
 import type { IngestRecord } from '../../../ingest/records.js';
 import { DAY, parseTime } from '../../../modules/shared/time.js';
 import { normalizeUuid } from '../../../modules/shared/uuid.js';

@@ -6,7 +6,7 @@ import {
   IngestUploadError,
   type UploadResult,
   uploadNdjson,
-} from '../../../ingest/ingest-client.js';
+} from '../../../client/ingest-client.js';
 import type { IngestRecord } from '../../../ingest/records.js';
 import { toNdjsonLine } from '../../../simulate/index.js';
 import { CliError, exitCodeOf } from '../../exit-codes.js';

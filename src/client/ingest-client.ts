@@ -4,7 +4,7 @@
  * so a chunk cut short by a timeout, a crash or a dropped connection is simply sent again.
  * Uses only web-platform APIs (fetch, AbortSignal), so it runs wherever fetch does.
  */
-import { parseRetryAfter, retryDelay, sleep } from '../client/retry.js';
+import { parseRetryAfter, retryDelay, sleep } from './retry.js';
 
 export interface IngestTarget {
   /** The server's base URL, e.g. `http://127.0.0.1:4000`. */
