@@ -1,6 +1,6 @@
 import type { MutationFields, QueryFields } from '../admin/admin-types.generated.js';
 import { ADMIN_OPERATIONS } from './admin-operations.generated.js';
-import { type ClientOptions, type RequestOptions, Transport } from './transport.js';
+import { type ClientOptions, httpUrl, type RequestOptions, Transport } from './transport.js';
 import type { InputScalars } from './types.js';
 
 /** A root field of the admin schema (contract section 2): a query or a mutation. */
@@ -34,15 +34,7 @@ export interface AdminClientOptions extends Omit<ClientOptions, 'apiKey'> {
  * `http://h:4000`, `http://h:4000/graphql` -> `http://h:4000/admin/graphql`.
  */
 export function adminEndpointOf(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new TypeError(`not a URL: "${url}"`);
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new TypeError(`the URL must start with http:// or https://, got "${url}"`);
-  }
+  const parsed = httpUrl(url);
   const path = parsed.pathname.replace(/\/+$/, '');
   if (!path.endsWith('/admin/graphql')) {
     parsed.pathname = `${path.endsWith('/graphql') ? path.slice(0, -'/graphql'.length) : path}/admin/graphql`;
