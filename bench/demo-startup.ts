@@ -11,14 +11,13 @@
  * answer's latency, the healthz and query latency percentiles during the load, and how long the
  * load took; writes bench/results/demo-startup.{json,md}.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { BANNER_QUERY } from '../src/cli/commands/demo/banner.js';
+import { COMPILED_CLI, freePort, ROOT, startWfapi } from '../test/harness/process.js';
 import { median, percentile } from './lib/stats.js';
 
 const { values: args } = parseArgs({
@@ -30,8 +29,6 @@ const { values: args } = parseArgs({
 const runs = Number(args.runs);
 const probeMs = Number(args['probe-ms']);
 const command = `node --import tsx bench/demo-startup.ts --runs ${runs} --probe-ms ${probeMs}`;
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const CLI = fileURLToPath(new URL('../bin/wfapi.js', import.meta.url));
 /** A probe that has not answered after this long is recorded at this latency. */
 const PROBE_TIMEOUT_MS = 300_000;
 
@@ -40,17 +37,6 @@ interface Run {
   readonly healthz: { count: number; p50: number; p99: number; max: number };
   readonly query: { count: number; p50: number; p99: number; max: number };
   readonly loadSeconds: number;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Latency of one request in ms (PROBE_TIMEOUT_MS when it never answers). */
@@ -91,43 +77,31 @@ async function oneRun(): Promise<Run> {
   const dataDir = mkdtempSync(join(tmpdir(), 'wfapi-demo-startup-'));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child: ChildProcess = spawn(process.execPath, [CLI, 'demo', '--port', String(port)], {
+  const demo = startWfapi(['demo', '--port', String(port)], {
+    cli: COMPILED_CLI,
     env: { ...process.env, WFAPI_DATA_DIR: dataDir, WFAPI_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
   let bannerAt = 0;
   let completeAt = 0;
-  let onBanner: (key: string) => void;
-  const banner = new Promise<string>((resolve) => {
-    onBanner = resolve;
-  });
   const started = performance.now();
-  const read = (chunk: Buffer) => {
-    output += chunk.toString();
-    const key = /API key\s+(wfk_\S+)/.exec(output)?.[1];
-    if (key && !bannerAt) {
-      bannerAt = performance.now();
-      onBanner(key);
-    }
-    if (!completeAt && output.includes('demo history complete')) completeAt = performance.now();
-  };
-  child.stdout!.on('data', read);
-  child.stderr!.on('data', read);
-  const exited = new Promise((resolve) => child.once('exit', resolve));
+  demo.waitFor(/demo history complete/, undefined, 'output').then(
+    () => {
+      completeAt = performance.now();
+    },
+    () => undefined,
+  );
   try {
-    const key = await Promise.race([
-      banner,
-      exited.then(() => {
-        throw new Error(`the demo exited before its banner:\n${output}`);
-      }),
-    ]);
+    const banner = await demo.waitFor(/API key\s+(wfk_\S+)/, undefined, 'output').catch(() => {
+      throw new Error(`the demo exited before its banner:\n${demo.output()}`);
+    });
+    bannerAt = performance.now();
+    const key = banner[1]!;
     const request = {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Apikey ${key}` },
       body: JSON.stringify({ query: BANNER_QUERY }),
     };
-    const done = () => completeAt > 0 || child.exitCode !== null;
+    const done = () => completeAt > 0 || demo.child.exitCode !== null;
     const [firstAnswerMs, healthz, query] = await Promise.all([
       timed(`${url}/graphql`, request),
       probeLoop(() => timed(`${url}/healthz`), probeMs, done),
@@ -140,8 +114,7 @@ async function oneRun(): Promise<Run> {
       loadSeconds: ((completeAt || performance.now()) - (bannerAt || started)) / 1000,
     };
   } finally {
-    child.kill('SIGTERM');
-    await exited;
+    await demo.kill('SIGTERM');
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

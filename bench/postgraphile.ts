@@ -268,13 +268,10 @@ sides.push({
   name: 'PostGraphile',
   dialect: 'postgraphile',
   server: await ServerProcess.start({ DATABASE_URL: dataset.databaseUrl, NODE_ENV: 'production' }, port + 2, {
-    script: [
-      '--import',
-      'tsx',
-      fileURLToPath(new URL('./lib/postgraphile-server.ts', import.meta.url)),
-      '--port',
-      String(port + 2),
-    ],
+    script: {
+      path: fileURLToPath(new URL('./lib/postgraphile-server.ts', import.meta.url)),
+      args: ['--port', String(port + 2)],
+    },
   }),
   key: '',
 });

@@ -7,7 +7,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { renderOperations } from '../src/schema/render-operations.js';
+import { renderAdminOperations, renderOperations } from '../src/schema/render-operations.js';
 import { renderResolverTypes } from '../src/schema/render-resolver-types.js';
 import { renderAdminTypes, renderSchemaTypes } from '../src/schema/render-types.js';
 
@@ -18,6 +18,7 @@ const outputs = [
   ['../src/schema/resolver-types.generated.ts', renderResolverTypes],
   // The SDK's documents: each root field with its full selection.
   ['../src/client/operations.generated.ts', renderOperations],
+  ['../src/client/admin-operations.generated.ts', renderAdminOperations],
 ] as const;
 for (const [path, render] of outputs) {
   const target = fileURLToPath(new URL(path, import.meta.url));

@@ -1,9 +1,12 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CLI = fileURLToPath(new URL('../../bin/wfapi.js', import.meta.url));
+import {
+  COMPILED_CLI,
+  ROOT,
+  startWfapi,
+  type WfapiProcess,
+  waitUntilReady,
+} from '../../test/harness/process.js';
 
 let built = false;
 /**
@@ -24,7 +27,7 @@ export class ServerProcess {
   private sampler: NodeJS.Timeout | undefined;
 
   private constructor(
-    private readonly child: ChildProcess,
+    private readonly server: WfapiProcess,
     readonly url: string,
   ) {}
 
@@ -41,42 +44,26 @@ export class ServerProcess {
       onOutput?: (text: string) => void;
       /** Another checkout's `bin/wfapi.js` (already built), to measure an earlier version side by side. */
       cli?: string;
-      /** Another server altogether: the script and arguments run instead of the CLI (it must answer /readyz). */
-      script?: readonly string[];
+      /** Another server altogether: a TypeScript script and its arguments, run instead of the CLI (it must answer /readyz). */
+      script?: { path: string; args: readonly string[] };
     } = {},
   ): Promise<ServerProcess> {
     if (!options.cli && !options.script) buildOnce();
     // BENCH_SERVER_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the server.
     const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-    const child = spawn(
-      process.execPath,
-      [
-        ...nodeArgs,
-        ...(options.script ?? [options.cli ?? CLI, options.command ?? 'serve', '--port', String(port)]),
-      ],
-      {
-        env: { ...process.env, WFAPI_LOG_LEVEL: 'warn', ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    const output = (chunk: Buffer) => options.onOutput?.(chunk.toString());
-    child.stdout!.on('data', output);
-    child.stderr!.on('data', output);
+    // Another server: its script (run through tsx) and arguments, started the same way as the CLI.
+    const [cli, args, loader] = options.script
+      ? [options.script.path, options.script.args, ['--import', 'tsx']]
+      : [options.cli ?? COMPILED_CLI, [options.command ?? 'serve', '--port', String(port)], []];
+    const child = startWfapi(args, {
+      cli,
+      nodeOptions: [...nodeArgs, ...loader],
+      env: { ...process.env, WFAPI_LOG_LEVEL: 'warn', ...env },
+      ...(options.onOutput ? { onOutput: options.onOutput } : {}),
+    });
     const url = `http://127.0.0.1:${port}`;
     // A fresh embedded database runs initdb first: seconds on a quiet machine, far more on a busy one.
-    const deadline = Date.now() + (options.timeoutMs ?? 180_000);
-    for (let ready = false; !ready; ) {
-      if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-      if (Date.now() > deadline) {
-        child.kill('SIGKILL');
-        throw new Error(`server not ready at ${url} after ${options.timeoutMs ?? 180_000} ms`);
-      }
-      ready = await fetch(`${url}/readyz`).then(
-        (response) => response.ok,
-        () => false,
-      );
-      if (!ready) await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await waitUntilReady(child, url, { timeoutMs: options.timeoutMs ?? 180_000, everyMs: 200 });
     const server = new ServerProcess(child, url);
     server.sampler = setInterval(() => server.sample(), 250);
     return server;
@@ -89,7 +76,7 @@ export class ServerProcess {
   /** Resident memory now, in MB (0 once the process is gone). */
   get rssMb(): number {
     try {
-      const status = readFileSync(`/proc/${this.child.pid}/status`, 'utf8');
+      const status = readFileSync(`/proc/${this.server.child.pid}/status`, 'utf8');
       return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
     } catch {
       return 0;
@@ -104,7 +91,6 @@ export class ServerProcess {
 
   async stop(): Promise<void> {
     clearInterval(this.sampler);
-    this.child.kill('SIGTERM');
-    await new Promise((resolve) => this.child.once('exit', resolve));
+    await this.server.kill('SIGTERM');
   }
 }

@@ -1,4 +1,12 @@
-import { CliError, EXIT } from './run.js';
+import {
+  type AdminArgs,
+  AdminClient,
+  type AdminOperationName,
+  type AdminResult,
+  adminEndpointOf,
+} from '../client/admin-client.js';
+import { NetworkError, TimeoutError, WfapiError } from '../client/errors.js';
+import { CliError, EXIT, exitCodeOf } from './exit-codes.js';
 
 /** Where the admin interface of the running server is, and the operator token it expects. */
 export interface AdminConnection {
@@ -8,116 +16,78 @@ export interface AdminConnection {
 }
 
 /**
- * The admin endpoint for a server URL, which may be the server's base URL (with a path prefix
- * behind a proxy) or its public `/graphql` endpoint, since WFAPI_URL is shared with the read
- * commands: `http://h:4000`, `http://h:4000/graphql` -> `http://h:4000/admin/graphql`.
+ * The admin endpoint for a server URL (see client/admin-client.ts), or undefined when it is not
+ * an http(s) URL. WFAPI_URL is shared with the read commands, so `/graphql` is accepted too.
  */
-export function adminEndpointOf(url: string): string | undefined {
-  let parsed: URL;
+export function adminEndpoint(url: string): string | undefined {
   try {
-    parsed = new URL(url);
+    return adminEndpointOf(url);
   } catch {
     return undefined;
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return undefined;
-  const path = parsed.pathname.replace(/\/+$/, '');
-  if (!path.endsWith('/admin/graphql')) {
-    parsed.pathname = `${path.endsWith('/graphql') ? path.slice(0, -'/graphql'.length) : path}/admin/graphql`;
-  }
-  return parsed.toString();
 }
 
 const TIMEOUT_MS = 30_000;
 
-interface GraphqlAnswer {
-  data?: unknown;
-  errors?: ReadonlyArray<{ message?: unknown; extensions?: { code?: unknown } }>;
-}
-
-function unreachable(connection: AdminConnection, error: unknown): CliError {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  if ((error as Error).name === 'TimeoutError')
+/** The one-line message and exit code (exitCodeOf) of a failed admin request. */
+function adminCliError(error: unknown, endpoint: string): unknown {
+  if (!(error instanceof WfapiError)) return error;
+  if (error instanceof TimeoutError) {
     return new CliError(
-      `the wfapi server at ${connection.endpoint} did not answer within ${TIMEOUT_MS / 1000}s; retry later`,
+      `the wfapi server at ${endpoint} did not answer within ${TIMEOUT_MS / 1000}s; retry later`,
       EXIT.UNAVAILABLE,
     );
-  const reason =
-    cause?.code === 'ECONNREFUSED'
-      ? 'connection refused (is `wfapi serve` running there?)'
-      : (cause?.message ?? (error as Error).message);
-  return new CliError(`cannot reach the wfapi server at ${connection.endpoint}: ${reason}`, EXIT.UNAVAILABLE);
-}
-
-/** The exit code of an error the server reported, by its code (see EXIT). */
-function exitCodeOf(code: unknown, status: number): number {
-  switch (code) {
-    case 'NOT_FOUND':
-      return EXIT.NOT_FOUND;
-    case 'BAD_USER_INPUT':
-    case 'GRAPHQL_PARSE_FAILED':
-    case 'GRAPHQL_VALIDATION_FAILED':
-      return EXIT.USAGE;
-    case 'RATE_LIMITED':
-    case 'SERVICE_UNAVAILABLE':
-      return EXIT.UNAVAILABLE;
-    default:
-      return status === 429 || status === 503 ? EXIT.UNAVAILABLE : EXIT.FAILURE;
   }
-}
-
-function parseAnswer(text: string): GraphqlAnswer | undefined {
-  try {
-    const parsed: unknown = JSON.parse(text);
-    return parsed && typeof parsed === 'object' ? (parsed as GraphqlAnswer) : undefined;
-  } catch {
-    return undefined;
+  if (error instanceof NetworkError) {
+    // The SDK keeps fetch's error as the cause; undici keeps the system error below it.
+    const failure = error.cause as
+      | { message?: string; cause?: { code?: string; message?: string } }
+      | undefined;
+    const reason =
+      failure?.cause?.code === 'ECONNREFUSED'
+        ? 'connection refused (is `wfapi serve` running there?)'
+        : (failure?.cause?.message ?? failure?.message ?? error.message);
+    return new CliError(`cannot reach the wfapi server at ${endpoint}: ${reason}`, EXIT.UNAVAILABLE);
   }
-}
-
-/**
- * Sends one operation to `POST <url>/admin/graphql` and resolves with its `data`. Every failure
- * (unreachable server, no admin interface, refused token, an error the server reports) becomes a
- * CliError with a one-line reason, so a command never prints a stack trace.
- */
-export async function adminRequest<Data>(
-  connection: AdminConnection,
-  query: string,
-  variables: Record<string, unknown>,
-): Promise<Data> {
-  let response: Response;
-  try {
-    response = await fetch(connection.endpoint, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/graphql-response+json, application/json',
-        authorization: `Bearer ${connection.token}`,
-      },
-      body: JSON.stringify({ query, variables }),
-      signal: AbortSignal.timeout(TIMEOUT_MS),
-    });
-  } catch (error) {
-    throw unreachable(connection, error);
-  }
-  const answer = parseAnswer(await response.text().catch(() => ''));
-  if (response.status === 404) {
-    throw new CliError(
-      `no admin interface at ${connection.endpoint} (HTTP 404): is it a wfapi server started with WFAPI_ADMIN_TOKEN set? Check --url or WFAPI_URL`,
+  if (error.status === 404) {
+    return new CliError(
+      `no admin interface at ${endpoint} (HTTP 404): is it a wfapi server started with WFAPI_ADMIN_TOKEN set? Check --url or WFAPI_URL`,
       EXIT.USAGE,
     );
   }
-  if (response.status === 401) {
-    throw new CliError(
+  if (error.status === 401) {
+    return new CliError(
       'the server refused the admin token: check WFAPI_ADMIN_TOKEN or --admin-token',
       EXIT.AUTH,
     );
   }
-  const first = answer?.errors?.[0];
+  const first = error.errors[0];
   if (first && typeof first.message === 'string') {
-    throw new CliError(first.message.split('\n')[0]!, exitCodeOf(first.extensions?.code, response.status));
+    return new CliError(first.message.split('\n')[0]!, exitCodeOf(error));
   }
-  if (!response.ok || !answer || answer.data === null || typeof answer.data !== 'object') {
-    throw new CliError(`unexpected answer from ${connection.endpoint} (HTTP ${response.status})`);
+  return new CliError(`unexpected answer from ${endpoint} (HTTP ${error.status})`, exitCodeOf(error));
+}
+
+/**
+ * Runs one admin operation (the generated ADMIN_OPERATIONS, through the SDK's AdminClient) and
+ * resolves with its result. Every failure (unreachable server, no admin interface, refused
+ * token, an error the server reports) becomes a CliError with a one-line reason, so a command
+ * never prints a stack trace. Nothing is retried: a mutation may not be sent twice.
+ */
+export async function adminRequest<K extends AdminOperationName>(
+  connection: AdminConnection,
+  name: K,
+  args: AdminArgs<K>,
+): Promise<AdminResult<K>> {
+  const client = new AdminClient({
+    url: connection.endpoint,
+    adminToken: connection.token,
+    timeoutMs: TIMEOUT_MS,
+    retries: 0,
+  });
+  try {
+    return await client.request(name, args);
+  } catch (error) {
+    throw adminCliError(error, connection.endpoint);
   }
-  return answer.data as Data;
 }

@@ -1,9 +1,9 @@
 import { type Command, Option } from 'commander';
-import { type AdminConnection, adminEndpointOf } from './admin-client.js';
+import { type AdminConnection, adminEndpoint } from './admin-client.js';
 import { DEFAULT_URL } from './client-options.js';
+import { CliError, EXIT } from './exit-codes.js';
 import { type Palette, stdoutPalette } from './render/colors.js';
 import { writeJson, writeText } from './render/output.js';
-import { CliError, EXIT } from './run.js';
 
 /** The flags every command talking to the admin interface of a running server shares. */
 export interface AdminFlags {
@@ -31,7 +31,7 @@ export function adminSubcommand(parent: Command, nameAndArgs: string, descriptio
 
 /** Checks the connection flags before anything is sent; a problem is a usage error. */
 export function connectionOf(flags: AdminFlags): AdminConnection {
-  const endpoint = adminEndpointOf(flags.url);
+  const endpoint = adminEndpoint(flags.url);
   if (!endpoint) {
     throw new CliError(`--url must be an http(s) URL such as ${DEFAULT_URL}, got "${flags.url}"`, EXIT.USAGE);
   }

@@ -1,6 +1,6 @@
 import { type Command, Option } from 'commander';
 import { Client, endpointOf } from '../client/index.js';
-import { CliError, EXIT } from './run.js';
+import { CliError, EXIT } from './exit-codes.js';
 import { cliErrorOf } from './sdk-errors.js';
 import { durationOption } from './time-input.js';
 

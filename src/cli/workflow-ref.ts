@@ -1,5 +1,5 @@
 import { type Client, NotFoundError } from '../client/index.js';
-import { CliError, EXIT } from './run.js';
+import { CliError, EXIT } from './exit-codes.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -1,6 +1,6 @@
 import { OPERATIONS } from './operations.generated.js';
 import { PageIterator } from './paged.js';
-import { type ClientOptions, type RequestOptions, Transport } from './transport.js';
+import { type ClientOptions, endpointOf, type RequestOptions, Transport } from './transport.js';
 import type { ItemOf, PagedQueryName, QueryArgs, QueryInput, QueryName, QueryResult } from './types.js';
 
 /** The paged lists; `satisfies` fails the build when the schema gains or loses one. */
@@ -42,7 +42,11 @@ export class Client {
   private readonly transport: Transport;
 
   constructor(options: ClientOptions) {
-    this.transport = new Transport(options);
+    this.transport = new Transport({
+      ...options,
+      endpoint: endpointOf(options.url),
+      authorization: `Apikey ${options.apiKey}`,
+    });
     this.endpoint = this.transport.endpoint;
     const paginators: Record<string, unknown> = {};
     for (const name of Object.keys(PAGED_QUERIES) as PagedQueryName[]) {

@@ -2,8 +2,9 @@ import { errorFromAnswer, type GraphqlErrorEntry, NetworkError, TimeoutError, Wf
 import { parseRetryAfter, type RetryPolicy, retryDelay, sleep } from './retry.js';
 
 /**
- * One GraphQL request over HTTP with a time limit per attempt, cancellation and retries. Uses
- * only what Node 20 and browsers both provide: fetch, AbortController and timers.
+ * One request over HTTP with a time limit per attempt, cancellation and retries: GraphQL for
+ * the SDK and the AdminClient, NDJSON chunks for the ingest client. Uses only what Node 20 and
+ * browsers both provide: fetch, AbortController and timers.
  */
 
 export interface ClientOptions {
@@ -28,17 +29,45 @@ export interface ClientOptions {
   readonly fetch?: typeof fetch;
 }
 
+/** What a transport is built from: where it posts and the Authorization it sends, besides the client's options. */
+export interface TransportOptions extends Omit<ClientOptions, 'url' | 'apiKey'> {
+  /** The GraphQL endpoint itself, e.g. `http://127.0.0.1:4000/graphql`. */
+  readonly endpoint: string;
+  /** The `Authorization` header, e.g. `Apikey wfk_...` or `Bearer <operator token>`. */
+  readonly authorization: string;
+  /** The bodies' media type (default application/json) and the answers' accepted ones. */
+  readonly contentType?: string;
+  readonly accept?: string;
+}
+
+/** An answer as it arrived, for the reader given to `send`. */
+export interface Answer {
+  readonly status: number;
+  readonly statusText: string;
+  readonly headers: Headers;
+  readonly text: string;
+}
+
+/** A retry about to happen: the failure, which retry it is (from 1) and the wait before it. */
+export interface RetryNotice {
+  readonly attempt: number;
+  readonly delayMs: number;
+  readonly error: WfapiError;
+}
+
 export interface RequestOptions {
   /** Cancels the request, including retries and waits; it rejects with the signal's reason. */
   readonly signal?: AbortSignal;
   /** Overrides the client's time limit of one attempt. */
   readonly timeoutMs?: number;
+  /** Called before each retry. */
+  readonly onRetry?: (retry: RetryNotice) => void;
 }
 
 const ACCEPT = 'application/graphql-response+json, application/json;q=0.9';
 
-/** The endpoint for a URL: `/graphql` when it names no path. */
-export function endpointOf(url: string): string {
+/** `url` parsed; a TypeError when it is not an http(s) URL. */
+export function httpUrl(url: string): URL {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -48,6 +77,12 @@ export function endpointOf(url: string): string {
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new TypeError(`the URL must start with http:// or https://, got "${url}"`);
   }
+  return parsed;
+}
+
+/** The endpoint for a URL: `/graphql` when it names no path. */
+export function endpointOf(url: string): string {
+  const parsed = httpUrl(url);
   if (parsed.pathname === '/' || parsed.pathname === '') parsed.pathname = '/graphql';
   return parsed.toString();
 }
@@ -59,8 +94,8 @@ export class Transport {
   private readonly headers: Record<string, string>;
   private readonly fetch: typeof fetch;
 
-  constructor(options: ClientOptions) {
-    this.endpoint = endpointOf(options.url);
+  constructor(options: TransportOptions) {
+    this.endpoint = options.endpoint;
     this.policy = {
       retries: options.retries ?? 3,
       baseDelayMs: options.retryDelayMs ?? 500,
@@ -69,35 +104,43 @@ export class Transport {
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.headers = {
       ...options.headers,
-      'content-type': 'application/json',
-      accept: ACCEPT,
-      authorization: `Apikey ${options.apiKey}`,
+      'content-type': options.contentType ?? 'application/json',
+      accept: options.accept ?? ACCEPT,
+      authorization: options.authorization,
     };
     this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   }
 
   /** Sends the operation until it succeeds, fails for good, or runs out of retries; resolves with `data`. */
-  async execute(
+  execute(
     query: string,
     variables: Record<string, unknown>,
     options: RequestOptions = {},
   ): Promise<Record<string, unknown>> {
-    const body = JSON.stringify({ query, variables });
+    return this.send(JSON.stringify({ query, variables }), readAnswer, options);
+  }
+
+  /**
+   * Sends `body` until `read` accepts an answer, the failure is final (an error that is not
+   * retryable, from `read` or the network) or the retries run out; resolves with what `read` made.
+   */
+  async send<T>(body: string, read: (answer: Answer) => T, options: RequestOptions = {}): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       options.signal?.throwIfAborted();
       try {
-        return await this.attempt(body, options);
+        return await this.attempt(body, read, options);
       } catch (error) {
         if (options.signal?.aborted) throw options.signal.reason;
         if (!(error instanceof WfapiError) || !error.retryable) throw error;
         const delay = retryDelay(this.policy, attempt, error.retryAfterMs);
         if (delay === undefined) throw error;
+        options.onRetry?.({ attempt: attempt + 1, delayMs: delay, error });
         await sleep(delay, options.signal);
       }
     }
   }
 
-  private async attempt(body: string, options: RequestOptions): Promise<Record<string, unknown>> {
+  private async attempt<T>(body: string, read: (answer: Answer) => T, options: RequestOptions): Promise<T> {
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), timeoutMs);
@@ -110,7 +153,8 @@ export class Transport {
         body,
         signal: controller.signal,
       });
-      return readAnswer(response.status, response.headers, await response.text());
+      const { status, statusText, headers } = response;
+      return read({ status, statusText, headers, text: await response.text() });
     } catch (error) {
       if (error instanceof WfapiError) throw error;
       if (options.signal?.aborted) throw options.signal.reason;
@@ -129,7 +173,7 @@ export class Transport {
 }
 
 /** The `data` of a successful answer; any `errors` entry or failed status becomes a WfapiError. */
-function readAnswer(status: number, headers: Headers, text: string): Record<string, unknown> {
+function readAnswer({ status, headers, text }: Answer): Record<string, unknown> {
   let body: { data?: unknown; errors?: unknown } | undefined;
   try {
     const parsed: unknown = JSON.parse(text);

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
 import { describe, it } from 'node:test';
-import { runCli } from '../harness/cli.js';
 import { type Dataset, seedDataset } from '../harness/dataset.js';
 import { createTenant, execution, ingest, log, type Tenant, workflow } from '../harness/fixtures.js';
+import { freePort, runCli } from '../harness/process.js';
 import { useServer } from '../harness/suite.js';
 
 const ESC = '\u001b[';
@@ -379,13 +378,3 @@ describe('the wfapi client commands', () => {
     assert.ok(!plain.stdout.includes(ESC));
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}

@@ -6,9 +6,9 @@ import { after, before, describe, it } from 'node:test';
 import { ingestBatch } from '../../src/ingest/ingest.store.js';
 import { HOUR } from '../../src/modules/shared/time.js';
 import { createWorld, MAX_EXECUTION_MS, recordsBetween } from '../../src/simulate/index.js';
-import { runCli } from '../harness/cli.js';
 import { type Dataset, seedDataset } from '../harness/dataset.js';
 import { createTenant, execution, ingest, type Tenant } from '../harness/fixtures.js';
+import { runCli } from '../harness/process.js';
 import { useServer } from '../harness/suite.js';
 
 type Row = Record<string, unknown>;

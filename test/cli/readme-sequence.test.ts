@@ -3,8 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { runCli } from '../harness/cli.js';
-import { startWfapi } from '../simulate/wfapi-process.js';
+import { cleanEnv, runCli, startWfapi } from '../harness/process.js';
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 const BANNER =
@@ -34,8 +33,7 @@ describe("the README's first steps", () => {
   it('load your own data into the demo exactly as written', async () => {
     // `npm start` runs `wfapi demo`; a smaller month keeps the test short, the steps are the same.
     const demo = startWfapi(['demo', '--executions', '300', '--workflows', '3', '--days', '1'], {
-      WFAPI_DATA_DIR: join(dir, 'demo'),
-      PORT: '0',
+      env: cleanEnv({ NO_COLOR: '1', WFAPI_DATA_DIR: join(dir, 'demo'), PORT: '0' }),
     });
     try {
       const [, url, adminToken, ingestToken] = await demo.waitFor(BANNER, 120_000);
@@ -75,7 +73,7 @@ describe("the README's first steps", () => {
       assert.equal(outputs.orgs!.trimEnd().split('\n').length, 3, 'the demo organization and the new one');
     } finally {
       demo.child.kill('SIGINT');
-      await demo.exited();
+      await demo.exited;
     }
   });
 });

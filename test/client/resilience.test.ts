@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { after, describe, it } from 'node:test';
 import {
   Client,
@@ -11,6 +10,7 @@ import {
 } from '../../src/client/index.js';
 import { retryDelay } from '../../src/client/retry.js';
 import { createTenant } from '../harness/fixtures.js';
+import { freePort } from '../harness/process.js';
 import { type ProxyAction, type ScriptedProxy, startScriptedProxy } from '../harness/scripted-proxy.js';
 import { useServer } from '../harness/suite.js';
 
@@ -202,13 +202,3 @@ describe('the SDK retrying, timing out and cancelling', () => {
     assert.equal(retryDelay(policy, 5, undefined), undefined);
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}

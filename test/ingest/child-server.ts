@@ -1,7 +1,5 @@
 /** `wfapi serve` as a real child process over a test database, for crash and memory tests. */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Database } from '../../src/db/database.js';
@@ -9,21 +7,8 @@ import { migrate } from '../../src/db/migrate.js';
 import { openPglite } from '../../src/db/pglite.js';
 import { openTestDatabase, TEST_DB } from '../harness/database.js';
 import { createTenant, type Tenant } from '../harness/fixtures.js';
+import { startWfapi, type WfapiProcess, waitUntilReady } from '../harness/process.js';
 import { INGEST_TOKEN } from './http.js';
-
-export async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
-
-export function exited(child: ChildProcess): Promise<void> {
-  return child.exitCode !== null || child.signalCode !== null
-    ? Promise.resolve()
-    : new Promise((resolve) => child.once('exit', () => resolve()));
-}
 
 /** Resident set size now and at its peak, in bytes, from /proc (Linux). */
 export function memoryOf(pid: number): { rss: number; peak: number } {
@@ -81,8 +66,8 @@ export async function serve(
   env: Record<string, string>,
   port: number,
   nodeOptions: readonly string[] = [],
-): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...nodeOptions, '--import', 'tsx', 'src/cli/dev.ts', 'serve'], {
+): Promise<WfapiProcess> {
+  const server = startWfapi(['serve'], {
     env: {
       ...process.env,
       PORT: String(port),
@@ -90,28 +75,8 @@ export async function serve(
       WFAPI_LOG_LEVEL: 'warn',
       ...env,
     },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    nodeOptions,
   });
-  let stderr = '';
-  child.stderr!.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  for (let i = 0; i < 300; i++) {
-    if (child.exitCode !== null) throw new Error(`wfapi serve exited ${child.exitCode}: ${stderr}`);
-    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
-    if (ready?.status === 200) return child;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`wfapi serve did not become ready: ${stderr}`);
-}
-
-/** Stops a child server that is still running. */
-export async function stop(
-  child: ChildProcess | undefined,
-  signal: NodeJS.Signals = 'SIGKILL',
-): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  child.kill(signal);
-  await exited(child);
+  await waitUntilReady(server, `http://127.0.0.1:${port}`);
+  return server;
 }

@@ -3,11 +3,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { runCli } from '../harness/cli.js';
 import { createTenant, workflow } from '../harness/fixtures.js';
+import { freePort, runCli, startWfapi } from '../harness/process.js';
 import { startServer } from '../harness/server.js';
 import { useServer } from '../harness/suite.js';
-import { freePort } from './child-server.js';
 import { INGEST_TOKEN, ndjson } from './http.js';
 
 function wfapi(args: readonly string[], options: { stdin?: string; env?: Record<string, string> } = {}) {
@@ -89,22 +88,17 @@ describe('wfapi ingest', () => {
     const file = join(dir, 'later.ndjson');
     writeFileSync(file, ndjson(Array.from({ length: 3 }, () => workflow(tenant.organizationId))));
     // The server starts only once the command has failed to reach it and said it will retry.
-    let retrying!: () => void;
-    const firstRetry = new Promise<void>((resolve) => {
-      retrying = resolve;
-    });
-    const running = runCli(
+    const running = startWfapi(
       ['ingest', file, '--url', `http://127.0.0.1:${port}`, '--token', INGEST_TOKEN],
-      {},
-      '',
-      (stderr) => {
-        if (/retry 1 in/.test(stderr)) retrying();
+      {
+        stdin: '',
+        timeoutMs: 60_000,
       },
     );
-    await firstRetry;
+    await running.waitFor(/retry 1 in/, undefined, 'stderr');
     const late = await startServer(ctx.db, { ingestToken: INGEST_TOKEN, port });
     try {
-      const run = await running;
+      const run = await running.result();
       assert.equal(run.code, 0, run.stderr);
       assert.match(run.stderr, /retry 1 in [\d.]+ s: cannot reach/);
       assert.match(run.stdout, /3 accepted, 0 rejected/);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
-import { IngestUploadError, type UploadProgress, uploadNdjson } from '../../src/ingest/ingest-client.js';
+import { IngestUploadError, type UploadProgress, uploadNdjson } from '../../src/client/ingest-client.js';
 import { createTenant, workflow } from '../harness/fixtures.js';
 import { useServer } from '../harness/suite.js';
 import { INGEST_TOKEN } from './http.js';

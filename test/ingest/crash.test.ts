@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { uploadNdjson } from '../../src/ingest/ingest-client.js';
-import { exited, freePort, serve, serverDatabase, stop } from './child-server.js';
+import { uploadNdjson } from '../../src/client/ingest-client.js';
+import { freePort, type WfapiProcess } from '../harness/process.js';
+import { serve, serverDatabase } from './child-server.js';
 import { INGEST_TOKEN } from './http.js';
 import { rollupDrift } from './rollup-drift.js';
 
@@ -66,7 +66,7 @@ describe('a server killed during ingestion', () => {
     const database = await serverDatabase();
     const { env, tenant } = database;
     const total = WORKFLOWS + 2 * EXECUTIONS;
-    let server: ChildProcess | undefined;
+    let server: WfapiProcess | undefined;
     try {
       // One large streamed request; the server is killed once about 40% of it has been sent.
       server = await serve({ ...env, WFAPI_INGEST_BATCH_SIZE: '1000' }, port);
@@ -81,7 +81,7 @@ describe('a server killed during ingestion', () => {
           sent++;
           if (!killed && sent >= total * 0.4) {
             killed = true;
-            server!.kill('SIGKILL');
+            server!.child.kill('SIGKILL');
           }
           controller.enqueue(encoder.encode(`${next.value}\n`));
         },
@@ -96,7 +96,7 @@ describe('a server killed during ingestion', () => {
         (error: Error) => error,
       );
       assert.ok(first instanceof Error, `the upload should have been cut off, got ${first}`);
-      await exited(server);
+      await server.exited;
 
       server = await serve({ ...env, WFAPI_INGEST_BATCH_SIZE: '1000' }, port);
       const partial = await gql(port, tenant.key, '{ workflowExecutions(input: {}) { count } }');
@@ -131,7 +131,7 @@ describe('a server killed during ingestion', () => {
         EXECUTIONS / 3,
       );
       // Killed again right after the answer: what was acknowledged is durable.
-      await stop(server, 'SIGKILL');
+      await server.kill('SIGKILL');
 
       const db = await database.open();
       const [logs] = await db.query<{ n: number }>('select count(*)::int as n from execution_logs');
@@ -139,7 +139,7 @@ describe('a server killed during ingestion', () => {
       const drift = await rollupDrift(db);
       assert.equal(drift.actual, drift.expected);
     } finally {
-      await stop(server);
+      await server?.kill();
       await database.cleanup();
     }
   });

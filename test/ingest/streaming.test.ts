@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { freePort, memoryOf, serve, serverDatabase, stop } from './child-server.js';
+import { freePort, type WfapiProcess } from '../harness/process.js';
+import { memoryOf, serve, serverDatabase } from './child-server.js';
 import { INGEST_TOKEN } from './http.js';
 
 const BODY_BYTES = 200 * 1024 * 1024;
@@ -17,7 +17,7 @@ describe('a large streamed upload', () => {
     const database = await serverDatabase();
     const port = await freePort();
     const { organizationId } = database.tenant;
-    let server: ChildProcess | undefined;
+    let server: WfapiProcess | undefined;
     try {
       server = await serve(database.env, port, [`--max-old-space-size=${HEAP_MB}`]);
       const workflowUUID = '11111111-1111-4111-8111-111111111111';
@@ -78,7 +78,7 @@ describe('a large streamed upload', () => {
       };
       // A first, smaller upload warms the database's own caches, which are not the body's doing.
       assert.equal((await upload(WARM_UP_BYTES)).status, 200);
-      const pid = server.pid!;
+      const pid = server.child.pid!;
       const baseline = memoryOf(pid).rss;
       let peak = baseline;
       const sampler = setInterval(() => {
@@ -101,12 +101,12 @@ describe('a large streamed upload', () => {
       assert.equal(answer.accepted, sentLines);
       assert.equal(answer.rejectedCount, 0);
       assert.ok(peak - baseline < RSS_GROWTH_BOUND, `server RSS grew by ${(peak - baseline) / 2 ** 20} MB`);
-      await stop(server, 'SIGTERM');
+      await server.kill('SIGTERM');
       const db = await database.open();
       const [stored] = await db.query<{ n: number }>('select count(*)::int as n from execution_logs');
       assert.equal(stored!.n, DISTINCT_LINES);
     } finally {
-      await stop(server);
+      await server?.kill();
       await database.cleanup();
     }
   });

@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,8 +12,8 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openTestDatabase, type TestDatabase } from '../harness/database.js';
 import { createTenant, execution, workflow } from '../harness/fixtures.js';
+import { freePort } from '../harness/process.js';
 import { startServer, type TestServer } from '../harness/server.js';
-import { exited, freePort } from '../ingest/child-server.js';
 import { INGEST_TOKEN, postIngest } from '../ingest/http.js';
 import { METRICS_TOKEN } from './scrape.js';
 
@@ -96,8 +97,9 @@ describe('a real Prometheus scraping /metrics', () => {
 
   after(async () => {
     if (prometheus && prometheus.exitCode === null) {
+      const exit = once(prometheus, 'exit');
       prometheus.kill('SIGTERM');
-      await exited(prometheus);
+      await exit;
     }
     await server?.close();
     await database?.close();

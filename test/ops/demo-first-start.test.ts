@@ -1,54 +1,37 @@
 // test: alone (it measures latency: no other test file shares the cores meanwhile)
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { BANNER_QUERY } from '../../src/cli/commands/demo/banner.js';
 import { TEST_DB } from '../harness/database.js';
+import { startWfapi, type WfapiProcess } from '../harness/process.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** How long the probes run while the background load goes on. */
 const MEASURE_MS = 8_000;
 
 describe('the demo on an empty data directory', { skip: TEST_DB !== 'pglite' }, () => {
   let dir: string;
-  let demo: ChildProcess;
-  let output = '';
-  let exited: Promise<unknown>;
+  let demo: WfapiProcess;
 
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'wfapi-demo-first-'));
-    demo = spawn(process.execPath, ['--import', 'tsx', 'src/cli/dev.ts', 'demo', '--port', '0'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, WFAPI_DATA_DIR: dir },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const read = (chunk: Buffer) => {
-      output += chunk.toString();
-    };
-    demo.stdout!.on('data', read);
-    demo.stderr!.on('data', read);
-    exited = new Promise((resolve) => demo.once('exit', resolve));
+    demo = startWfapi(['demo', '--port', '0'], { env: { PATH: process.env.PATH, WFAPI_DATA_DIR: dir } });
   });
 
   after(async () => {
-    if (demo.exitCode === null && demo.signalCode === null) demo.kill('SIGTERM');
-    await exited;
+    await demo.kill('SIGTERM');
     rmSync(dir, { recursive: true, force: true });
   });
 
   it("answers the banner's curl in under 1 s and /healthz in under 100 ms while the older days load", async () => {
-    const deadline = Date.now() + 240_000;
-    while (!/API key\s+wfk_/.test(output) && Date.now() < deadline && demo.exitCode === null) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await demo.waitFor(/API key\s+wfk_/, 240_000, 'output').catch(() => undefined);
+    const output = demo.output();
     const url = /GraphQL endpoint\s+(http:\/\/\S+)\/graphql/.exec(output)?.[1];
     const key = /API key\s+(wfk_\S+)/.exec(output)?.[1];
     assert.ok(url && key, `no banner: ${output}`);
-    const complete = () => output.includes('demo history complete');
+    const complete = () => demo.output().includes('demo history complete');
     assert.equal(complete(), false, 'the load ended before the banner');
 
     const timed = async (path: string, init?: RequestInit) => {

@@ -1,32 +1,16 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { migrate } from '../../src/db/migrate.js';
 import { openPglite } from '../../src/db/pglite.js';
 import { openTestDatabase, TEST_DB } from '../harness/database.js';
 import { createTenant, type Tenant } from '../harness/fixtures.js';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const DEV_CLI = join(ROOT, 'src/cli/dev.ts');
-
-export interface Exit {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-}
+import { type Exit, startWfapi, type WfapiProcess } from '../harness/process.js';
 
 /** `wfapi serve` running as a child process from source, with its output captured. */
-export interface ServeProcess {
-  readonly child: ChildProcess;
+export interface ServeProcess extends WfapiProcess {
   /** Resolves with the base URL once the server listens; rejects if the process exits first. */
   readonly ready: Promise<string>;
-  /** Resolves when the process has exited (never rejects). */
-  readonly exited: Promise<Exit>;
-  stdout(): string;
-  stderr(): string;
-  /** SIGKILLs the process if it still runs; for cleanup only. */
-  kill(): Promise<void>;
 }
 
 type Env = Record<string, string | undefined>;
@@ -36,47 +20,16 @@ type Env = Record<string, string | undefined>;
  * so nothing from the test runner's environment leaks into the server's configuration.
  */
 export function spawnServe(env: Env, args: readonly string[] = []): ServeProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', DEV_CLI, 'serve', ...args], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, PORT: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  child.stderr!.on('data', (chunk: Buffer) => {
-    err += chunk.toString();
-  });
-  const exited = new Promise<Exit>((resolve) => {
-    child.on('exit', (code, signal) => resolve({ code, signal }));
-  });
-  const ready = new Promise<string>((resolve, reject) => {
-    const onData = () => {
-      const match = /wfapi listening on (http:\/\/\S+)\/graphql/.exec(err);
-      if (match) {
-        child.stderr!.off('data', onData);
-        resolve(match[1]!);
-      }
-    };
-    child.stderr!.on('data', onData);
-    void exited.then((exit) =>
-      reject(new Error(`wfapi serve exited (${exit.code ?? exit.signal}) before listening: ${err}`)),
-    );
-  });
-  ready.catch(() => {});
-  return {
-    child,
-    ready,
-    exited,
-    stdout: () => out,
-    stderr: () => err,
-    async kill() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      await exited;
+  const serve = startWfapi(['serve', ...args], { env: { PATH: process.env.PATH, PORT: '0', ...env } });
+  const ready = serve.waitFor(/wfapi listening on (http:\/\/\S+)\/graphql/, undefined, 'stderr').then(
+    (match) => match[1]!,
+    async () => {
+      const exit = await serve.exited;
+      throw new Error(`wfapi serve exited (${exit.code ?? exit.signal}) before listening: ${serve.stderr()}`);
     },
-  };
+  );
+  ready.catch(() => {});
+  return { ...serve, ready };
 }
 
 /** A database a server process can open, holding one tenant created beforehand. */

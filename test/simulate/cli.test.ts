@@ -4,9 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { parseRecord } from '../../src/ingest/records.js';
-import { runCli } from '../harness/cli.js';
+import { cleanEnv, runCli, startWfapi } from '../harness/process.js';
 import { useServer } from '../harness/suite.js';
-import { startWfapi } from './wfapi-process.js';
 
 const ADMIN_TOKEN = 'simulate-test-admin-token';
 const INGEST_TOKEN = 'simulate-test-ingest-token';
@@ -149,18 +148,21 @@ describe('wfapi simulate', () => {
 
   it('keeps producing records with --live until interrupted, then exits 0', async () => {
     const until = new Date(Date.now() - 10 * 60_000);
-    const process = startWfapi([
-      'simulate',
-      '--live',
-      '--workflows',
-      '4',
-      '--days',
-      '0.05',
-      '--executions',
-      '2000',
-      '--until',
-      until.toISOString(),
-    ]);
+    const process = startWfapi(
+      [
+        'simulate',
+        '--live',
+        '--workflows',
+        '4',
+        '--days',
+        '0.05',
+        '--executions',
+        '2000',
+        '--until',
+        until.toISOString(),
+      ],
+      { env: cleanEnv({ NO_COLOR: '1' }) },
+    );
     try {
       // Live records are those due after --until: the ten minutes since, then what happens now.
       const liveExecutions = () => {
@@ -178,7 +180,7 @@ describe('wfapi simulate', () => {
       }
       assert.ok(liveExecutions().length > 0, `no execution started after --until; ${process.stderr()}`);
       process.child.kill('SIGINT');
-      assert.equal(await process.exited(), 0, process.stderr());
+      assert.equal((await process.exited).code, 0, process.stderr());
     } finally {
       process.child.kill('SIGKILL');
     }

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { startWfapi, type WfapiProcess } from './wfapi-process.js';
+import { cleanEnv, startWfapi, type WfapiProcess } from '../harness/process.js';
 
 const SIZE = ['--executions', '3000', '--workflows', '6', '--days', '3'];
 const BANNER =
@@ -35,14 +35,16 @@ async function query(url: string, key: string) {
 
 /** Starts the demo and resolves once its banner is printed. */
 async function startDemo(dataDir: string) {
-  const demo = startWfapi(['demo', ...SIZE], { WFAPI_DATA_DIR: dataDir, PORT: '0' });
+  const demo = startWfapi(['demo', ...SIZE], {
+    env: cleanEnv({ NO_COLOR: '1', WFAPI_DATA_DIR: dataDir, PORT: '0' }),
+  });
   const [, url, key, adminToken] = await demo.waitFor(BANNER, 120_000);
   return { demo, url: url!, key: key!, adminToken: adminToken! };
 }
 
 async function stop(demo: WfapiProcess): Promise<number | null> {
   demo.child.kill('SIGINT');
-  return demo.exited();
+  return (await demo.exited).code;
 }
 
 describe('wfapi demo', () => {

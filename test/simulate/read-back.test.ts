@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { uploadNdjson } from '../../src/ingest/ingest-client.js';
+import { uploadNdjson } from '../../src/client/ingest-client.js';
 import { recordsBetween, toNdjsonLine } from '../../src/simulate/index.js';
 import { createTenant } from '../harness/fixtures.js';
 import { useServer } from '../harness/suite.js';

@@ -12,7 +12,7 @@ import {
   organizationProfile,
   type SimulationPlan,
 } from '../../../simulate/index.js';
-import { CliError, EXIT } from '../../run.js';
+import { CliError, EXIT } from '../../exit-codes.js';
 import { oneLine, serveConfig } from '../serve/main.js';
 import { checkPortFree, listenFailure } from '../serve/port-check.js';
 import { loadInBackground } from './background-load.js';

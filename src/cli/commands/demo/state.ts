@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CliError } from '../../run.js';
+import { CliError } from '../../exit-codes.js';
 import type { Interval } from './coverage.js';
 
 /** The demo's own file in the data directory, beside the embedded database. */

@@ -1,6 +1,6 @@
 import type { Client, QueryResult } from '../../../client/index.js';
 import { errorGroupOf } from '../../../rollups/fingerprint.js';
-import { CliError, EXIT } from '../../run.js';
+import { CliError, EXIT } from '../../exit-codes.js';
 
 type Execution = NonNullable<QueryResult<'workflowExecution'>['data']>;
 type Events = NonNullable<QueryResult<'workflowExecutionEvents'>['data']>;

@@ -2,14 +2,20 @@ import { once } from 'node:events';
 import { Argument, type Command, Option } from 'commander';
 import { WorkflowExecutionStatusValues } from '../../../client/index.js';
 import { type ConnectionOptions, withClient, withConnectionOptions } from '../../client-options.js';
+import { CliError } from '../../exit-codes.js';
 import { enumListOption } from '../../option-parsers.js';
-import { CliError } from '../../run.js';
+import { progressBar } from '../../render/progress-bar.js';
 import { durationOption, formatInstant, instantOption } from '../../time-input.js';
 import { resolveWorkflow } from '../../workflow-ref.js';
 import { EXPORT_KINDS, type ExportKind } from './export-state.js';
 import { EXPORT_FORMATS, type ExportFormat } from './formats.js';
-import { type ExportRequest, type ExportSink, type ExportSummary, exportRecords } from './main.js';
-import { progressBar } from './progress.js';
+import {
+  type ExportProgress,
+  type ExportRequest,
+  type ExportSink,
+  type ExportSummary,
+  exportRecords,
+} from './main.js';
 
 const ROW_NOUNS: Readonly<Record<ExportKind, string>> = {
   executions: 'executions',
@@ -75,7 +81,14 @@ export function register(program: Command): void {
           statePath: options.state,
         };
         const abort = new AbortController();
-        const progress = progressBar(kind, options.progress && process.stderr.isTTY === true);
+        const bar = progressBar<{ rows: number }>(
+          `${kind} {bar} {percentage}% | {value}/{total} executions | {rows} rows | ETA {eta_formatted}`,
+          { enabled: options.progress, clearOnComplete: true, etaBuffer: 50 },
+        );
+        const progress: ExportProgress = {
+          start: (total) => bar.start(total, 0, { rows: 0 }),
+          update: (executions, rows) => bar.update(executions, { rows }),
+        };
         let summary: ExportSummary;
         try {
           summary = await exportRecords(client, request, stdoutSink(abort), progress, abort.signal);
@@ -87,7 +100,7 @@ export function register(program: Command): void {
           }
           throw error;
         } finally {
-          progress.stop();
+          bar.stop();
         }
         process.stderr.write(`wfapi: ${describe(kind, options.state, summary)}\n`);
       },

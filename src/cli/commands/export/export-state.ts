@@ -1,6 +1,6 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { WorkflowExecutionStatusValues } from '../../../client/index.js';
-import { CliError, EXIT } from '../../run.js';
+import { CliError, EXIT } from '../../exit-codes.js';
 import type { ExportFilter, ExportWindow } from './window.js';
 
 export const EXPORT_KINDS = ['executions', 'logs', 'events'] as const;

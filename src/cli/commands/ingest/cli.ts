@@ -1,8 +1,14 @@
 import type { Command } from 'commander';
-import { DEFAULT_CHUNK_LINES } from '../../../ingest/ingest-client.js';
-import { EXIT } from '../../run.js';
-import { type IngestFlags, type IngestSummary, ingestMain, ingestSettings } from './main.js';
-import { createProgressBar } from './progress.js';
+import { DEFAULT_CHUNK_LINES } from '../../../client/ingest-client.js';
+import { EXIT } from '../../exit-codes.js';
+import { progressBar } from '../../render/progress-bar.js';
+import {
+  type IngestCommandProgress,
+  type IngestFlags,
+  type IngestSummary,
+  ingestMain,
+  ingestSettings,
+} from './main.js';
 
 /** Rejections printed at the end; the summary gives the total. */
 const SHOWN_REJECTIONS = 20;
@@ -27,6 +33,32 @@ function printSummary(source: string, summary: IngestSummary): void {
   }
 }
 
+const COUNTERS = '{records} records | {rate} records/s | {rejected} rejected';
+
+/**
+ * Records sent, their rate and the rejected count, with a bar over the file's bytes when the
+ * size is known (not for standard input).
+ */
+function uploadProgress() {
+  const started = performance.now();
+  const bar = progressBar<{ records: number; rate: number; rejected: number }>((totalBytes) =>
+    totalBytes ? `{bar} {percentage}% | ${COUNTERS}` : COUNTERS,
+  );
+  return {
+    bar,
+    update(progress: IngestCommandProgress) {
+      const seconds = Math.max((performance.now() - started) / 1000, 0.001);
+      const payload = {
+        records: progress.lines,
+        rate: Math.round(progress.lines / seconds),
+        rejected: progress.rejected,
+      };
+      bar.start(progress.totalBytes ?? 0, progress.bytes, payload);
+      bar.update(progress.bytes, payload);
+    },
+  };
+}
+
 export function register(program: Command): void {
   program
     .command('ingest')
@@ -43,25 +75,23 @@ export function register(program: Command): void {
       const onSignal = () =>
         controller.abort(new Error('interrupted; running the same command again is safe'));
       process.once('SIGINT', onSignal);
-      const bar = process.stderr.isTTY ? createProgressBar(process.stderr) : undefined;
+      const progress = uploadProgress();
       try {
         const summary = await ingestMain({
           ...settings,
           source: file,
           stdin: process.stdin,
           signal: controller.signal,
-          onProgress: (progress) => bar?.update(progress),
+          onProgress: progress.update,
           onRetry: ({ attempt, delayMs, reason }) =>
-            bar
-              ? bar.note(`retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s: ${reason}`)
-              : process.stderr.write(`retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s: ${reason}\n`),
+            progress.bar.note(`retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s: ${reason}`),
         });
-        bar?.stop();
+        progress.bar.stop();
         if (flags.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
         else printSummary(file, summary);
         if (summary.rejectedCount > 0) process.exitCode = EXIT.FAILURE;
       } finally {
-        bar?.stop();
+        progress.bar.stop();
         process.removeListener('SIGINT', onSignal);
       }
     });

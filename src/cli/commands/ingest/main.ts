@@ -6,9 +6,9 @@ import {
   type UploadProgress,
   type UploadResult,
   uploadNdjson,
-} from '../../../ingest/ingest-client.js';
+} from '../../../client/ingest-client.js';
 import { ndjsonLines } from '../../../ingest/ndjson-lines.js';
-import { CliError, EXIT } from '../../run.js';
+import { CliError, EXIT, exitCodeOf } from '../../exit-codes.js';
 
 export interface IngestFlags {
   url?: string | undefined;
@@ -136,7 +136,7 @@ export async function ingestMain(input: IngestCommandInput): Promise<IngestSumma
     if (error instanceof IngestUploadError) {
       const stored = error.partial.accepted;
       const note = stored > 0 ? `\n${stored} lines were stored; running the same command again is safe` : '';
-      throw new CliError(`${error.message}${note}`, uploadExitCode(error.status));
+      throw new CliError(`${error.message}${note}`, exitCodeOf({ status: error.status }));
     }
     throw error;
   }
@@ -149,12 +149,4 @@ export async function ingestMain(input: IngestCommandInput): Promise<IngestSumma
     totalBytes,
     seconds: (performance.now() - started) / 1000,
   };
-}
-
-/** The exit code of a failed upload (see EXIT): by the last HTTP status, or none when unreachable. */
-function uploadExitCode(status: number | undefined): number {
-  if (status === undefined || status === 429 || status === 503) return EXIT.UNAVAILABLE;
-  if (status === 401 || status === 403) return EXIT.AUTH;
-  if (status === 404) return EXIT.USAGE;
-  return EXIT.FAILURE;
 }

@@ -4,37 +4,20 @@ import type { Palette } from '../../render/colors.js';
 import { renderFields, renderTable } from '../../render/table.js';
 import { formatInstant } from '../../time-input.js';
 
-const API_KEY_FIELDS = 'id name memberId createdAt expiresAt revokedAt lastUsedAt';
-
 /** The new key, as the server returned it: this is the only time the key itself exists in clear. */
 export async function createApiKey(
   connection: AdminConnection,
   input: CreateApiKeyInput,
 ): Promise<CreatedApiKey> {
-  const data = await adminRequest<{ createApiKey: CreatedApiKey }>(
-    connection,
-    'mutation CreateApiKey($input: CreateApiKeyInput!) { createApiKey(input: $input) { id name key expiresAt } }',
-    { input },
-  );
-  return data.createApiKey;
+  return adminRequest(connection, 'createApiKey', { input });
 }
 
 export async function listApiKeys(connection: AdminConnection, organizationId: string): Promise<ApiKey[]> {
-  const data = await adminRequest<{ apiKeys: ApiKey[] }>(
-    connection,
-    `query ApiKeys($input: ApiKeysInput!) { apiKeys(input: $input) { ${API_KEY_FIELDS} } }`,
-    { input: { organizationId } },
-  );
-  return data.apiKeys;
+  return adminRequest(connection, 'apiKeys', { input: { organizationId } });
 }
 
 export async function revokeApiKey(connection: AdminConnection, id: string): Promise<ApiKey> {
-  const data = await adminRequest<{ revokeApiKey: ApiKey }>(
-    connection,
-    `mutation RevokeApiKey($input: RevokeApiKeyInput!) { revokeApiKey(input: $input) { ${API_KEY_FIELDS} } }`,
-    { input: { id } },
-  );
-  return data.revokeApiKey;
+  return adminRequest(connection, 'revokeApiKey', { input: { id } });
 }
 
 /** Whether a key would be accepted now, as far as the key itself goes (not its member or organization). */

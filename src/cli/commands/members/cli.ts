@@ -1,7 +1,7 @@
 import { type Command, Option } from 'commander';
 import { type MemberType, MemberTypeValues } from '../../../schema/schema-types.generated.js';
 import { type AdminFlags, adminSubcommand, connectionOf, printResult } from '../../admin-command.js';
-import { CliError, EXIT } from '../../run.js';
+import { CliError, EXIT } from '../../exit-codes.js';
 import {
   createMember,
   listMembers,

@@ -5,9 +5,6 @@ import type { Palette } from '../../render/colors.js';
 import { renderFields, renderTable } from '../../render/table.js';
 import { formatInstant } from '../../time-input.js';
 
-const ACCOUNT_FIELDS =
-  'memberId userId organizationId emailAddress displayName memberType memberStatus createdAt joinedAt';
-
 /**
  * The account as the server returned it, with the deploy access the server accepted with it
  * (OrganizationAccount, a public type, does not carry it).
@@ -18,12 +15,8 @@ export async function createMember(
   connection: AdminConnection,
   input: CreateMemberInput,
 ): Promise<MemberResult> {
-  const data = await adminRequest<{ createMember: OrganizationAccount }>(
-    connection,
-    `mutation CreateMember($input: CreateMemberInput!) { createMember(input: $input) { ${ACCOUNT_FIELDS} } }`,
-    { input },
-  );
-  return { ...data.createMember, deployAccess: input.deployAccess ?? false };
+  const account = await adminRequest(connection, 'createMember', { input });
+  return { ...account, deployAccess: input.deployAccess ?? false };
 }
 
 export async function setDeployAccess(
@@ -31,28 +24,13 @@ export async function setDeployAccess(
   memberId: string,
   approved: boolean,
 ): Promise<MemberResult> {
-  const data = await adminRequest<{ setDeployAccess: OrganizationAccount }>(
-    connection,
-    `mutation SetDeployAccess($input: SetDeployAccessInput!) {
-      setDeployAccess(input: $input) { ${ACCOUNT_FIELDS} }
-    }`,
-    { input: { memberId, approved } },
-  );
-  return { ...data.setDeployAccess, deployAccess: approved };
+  const account = await adminRequest(connection, 'setDeployAccess', { input: { memberId, approved } });
+  return { ...account, deployAccess: approved };
 }
 
 /** The members of an organization, oldest first, with their deploy access. */
 export async function listMembers(connection: AdminConnection, organizationId: string): Promise<Member[]> {
-  const data = await adminRequest<{ members: Member[] }>(
-    connection,
-    `query Members($input: MembersInput!) {
-      members(input: $input) {
-        memberId organizationId emailAddress displayName memberType memberStatus deployAccess createdAt joinedAt
-      }
-    }`,
-    { input: { organizationId } },
-  );
-  return data.members;
+  return adminRequest(connection, 'members', { input: { organizationId } });
 }
 
 const deployAccessText = (approved: boolean) =>

@@ -5,31 +5,16 @@ import type { Palette } from '../../render/colors.js';
 import { renderFields, renderTable } from '../../render/table.js';
 import { formatInstant } from '../../time-input.js';
 
-const ORGANIZATION_FIELDS =
-  'organizationId displayName restrictionStatus activeStatus tenantId createdAt updatedAt';
-
 export async function createOrganization(
   connection: AdminConnection,
   input: CreateOrganizationInput,
 ): Promise<Organization> {
-  const data = await adminRequest<{ createOrganization: Organization }>(
-    connection,
-    `mutation CreateOrganization($input: CreateOrganizationInput!) {
-      createOrganization(input: $input) { ${ORGANIZATION_FIELDS} }
-    }`,
-    { input },
-  );
-  return data.createOrganization;
+  return adminRequest(connection, 'createOrganization', { input });
 }
 
 /** Every organization of the server, oldest first, deleted ones included. */
 export async function listOrganizations(connection: AdminConnection): Promise<Organization[]> {
-  const data = await adminRequest<{ organizations: Organization[] }>(
-    connection,
-    `query Organizations { organizations { ${ORGANIZATION_FIELDS} } }`,
-    {},
-  );
-  return data.organizations;
+  return adminRequest(connection, 'organizations', {});
 }
 
 /** Marks the organization DELETED: its data stays, its API keys are refused with 403. */
@@ -37,14 +22,9 @@ export async function deleteOrganization(
   connection: AdminConnection,
   organizationId: string,
 ): Promise<Organization> {
-  const data = await adminRequest<{ setOrganizationStatus: Organization }>(
-    connection,
-    `mutation DeleteOrganization($input: SetOrganizationStatusInput!) {
-      setOrganizationStatus(input: $input) { ${ORGANIZATION_FIELDS} }
-    }`,
-    { input: { organizationId, activeStatus: 'DELETED' } },
-  );
-  return data.setOrganizationStatus;
+  return adminRequest(connection, 'setOrganizationStatus', {
+    input: { organizationId, activeStatus: 'DELETED' },
+  });
 }
 
 export function renderOrganization(organization: Organization, p: Palette): string {

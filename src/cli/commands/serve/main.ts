@@ -1,7 +1,7 @@
 import { type App, buildApp } from '../../../app.js';
 import { type Config, loadConfig } from '../../../config.js';
 import { consoleLink } from '../../../console/index.js';
-import { CliError } from '../../run.js';
+import { CliError } from '../../exit-codes.js';
 import { checkPortFree, listenFailure } from './port-check.js';
 
 export interface ServeFlags {

@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { CliError } from '../../run.js';
+import { CliError } from '../../exit-codes.js';
 
 /** The one-line reason `serve` gives for a failed listen, wherever it was detected. */
 export function listenFailure(error: unknown, host: string, port: number): CliError {

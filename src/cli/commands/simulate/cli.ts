@@ -1,7 +1,7 @@
-import cliProgress from 'cli-progress';
 import { type Command, Option } from 'commander';
 import { type RecordCounts, totalRecords } from '../../../simulate/index.js';
-import { EXIT } from '../../run.js';
+import { EXIT } from '../../exit-codes.js';
+import { progressBar } from '../../render/progress-bar.js';
 import { type SimulateFlags, type SimulateSummary, simulateMain, simulateSettings } from './main.js';
 
 const SHOWN_REJECTIONS = 20;
@@ -95,29 +95,22 @@ export function register(program: Command): void {
       const stop = () => controller.abort();
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
-      const bar = process.stderr.isTTY
-        ? new cliProgress.SingleBar(
-            {
-              stream: process.stderr,
-              format: '{bar} {percentage}% | {executions} executions | {records} records',
-              hideCursor: true,
-            },
-            cliProgress.Presets.shades_classic,
-          )
-        : undefined;
-      bar?.start(Math.max(settings.executions, 1), 0, { executions: 0, records: 0 });
+      const bar = progressBar<{ executions: string | number; records: string | number }>(
+        '{bar} {percentage}% | {executions} executions | {records} records',
+      );
+      bar.start(Math.max(settings.executions, 1), 0, { executions: 0, records: 0 });
       try {
         const summary = await simulateMain(settings, {
           stdout: process.stdout,
           signal: controller.signal,
           onProgress: (counts) =>
-            bar?.update(Math.min(counts.execution, settings.executions), {
+            bar.update(counts.execution, {
               executions: number(counts.execution),
               records: number(totalRecords(counts)),
             }),
           onNotice: (text) => process.stderr.write(`${text}\n`),
         });
-        bar?.stop();
+        bar.stop();
         printSummary(summary, settings.to === undefined && settings.out === undefined);
         if (summary.rejectedCount > 0) process.exitCode = EXIT.FAILURE;
         else if (controller.signal.aborted && !settings.live) {
@@ -125,7 +118,7 @@ export function register(program: Command): void {
           process.exitCode = EXIT.FAILURE;
         }
       } finally {
-        bar?.stop();
+        bar.stop();
         process.removeListener('SIGINT', stop);
         process.removeListener('SIGTERM', stop);
       }

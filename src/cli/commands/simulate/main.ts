@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import type { IngestTarget } from '../../../ingest/ingest-client.js';
+import type { IngestTarget } from '../../../client/ingest-client.js';
 import type { IngestRecord } from '../../../ingest/records.js';
 import { DAY, parseTime } from '../../../modules/shared/time.js';
 import { normalizeUuid } from '../../../modules/shared/uuid.js';
@@ -14,9 +14,9 @@ import {
   recordsBetween,
   type SimulationPlan,
 } from '../../../simulate/index.js';
-import { adminEndpointOf } from '../../admin-client.js';
+import { adminEndpoint } from '../../admin-client.js';
 import { DEFAULT_URL } from '../../client-options.js';
-import { CliError, EXIT } from '../../run.js';
+import { CliError, EXIT } from '../../exit-codes.js';
 import { upload, write } from './output.js';
 import { type CreatedTenant, createTenant } from './tenant.js';
 
@@ -134,7 +134,7 @@ export function simulateSettings(flags: SimulateFlags, now = Date.now()): Simula
               'or --admin-token (WFAPI_ADMIN_TOKEN) to create one',
       );
     }
-    if (!adminEndpointOf(url)) usage(`--url must be an http(s) URL, got "${url}"`);
+    if (!adminEndpoint(url)) usage(`--url must be an http(s) URL, got "${url}"`);
     createOn = { url, adminToken: flags.adminToken };
   }
   return {

@@ -6,10 +6,10 @@ import {
   IngestUploadError,
   type UploadResult,
   uploadNdjson,
-} from '../../../ingest/ingest-client.js';
+} from '../../../client/ingest-client.js';
 import type { IngestRecord } from '../../../ingest/records.js';
 import { toNdjsonLine } from '../../../simulate/index.js';
-import { CliError, EXIT } from '../../run.js';
+import { CliError, exitCodeOf } from '../../exit-codes.js';
 import { LineWriter } from './line-writer.js';
 
 /** Rejections kept in the summary; the rest are counted. */
@@ -88,7 +88,7 @@ export async function upload(
   } catch (error) {
     if (io.signal.aborted) return totals;
     if (error instanceof IngestUploadError) {
-      throw new CliError(error.message, error.status === undefined ? EXIT.UNAVAILABLE : EXIT.FAILURE);
+      throw new CliError(error.message, exitCodeOf({ status: error.status }));
     }
     throw error;
   }

@@ -1,5 +1,5 @@
-import { type AdminConnection, adminEndpointOf } from '../../admin-client.js';
-import { CliError, EXIT } from '../../run.js';
+import { type AdminConnection, adminEndpoint } from '../../admin-client.js';
+import { CliError, EXIT } from '../../exit-codes.js';
 import { createApiKey } from '../keys/main.js';
 import { createMember } from '../members/main.js';
 import { createOrganization } from '../orgs/main.js';
@@ -21,7 +21,7 @@ export async function createTenant(
   adminToken: string,
   profile: { displayName: string; slug: string },
 ): Promise<CreatedTenant> {
-  const endpoint = adminEndpointOf(serverUrl);
+  const endpoint = adminEndpoint(serverUrl);
   if (!endpoint) throw new CliError(`--to must be an http(s) URL, got "${serverUrl}"`, EXIT.USAGE);
   const connection: AdminConnection = { endpoint, token: adminToken };
   const organization = await createOrganization(connection, { displayName: profile.displayName });

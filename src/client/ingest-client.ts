@@ -4,7 +4,9 @@
  * so a chunk cut short by a timeout, a crash or a dropped connection is simply sent again.
  * Uses only web-platform APIs (fetch, AbortSignal), so it runs wherever fetch does.
  */
-import { parseRetryAfter, retryDelay, sleep } from '../client/retry.js';
+import { RateLimitError, ServerError, UnavailableError, WfapiError } from './errors.js';
+import { parseRetryAfter } from './retry.js';
+import { type Answer, Transport } from './transport.js';
 
 export interface IngestTarget {
   /** The server's base URL, e.g. `http://127.0.0.1:4000`. */
@@ -70,68 +72,38 @@ interface ChunkAnswer {
  */
 export const DEFAULT_CHUNK_LINES = 20_000;
 
-/** Backoff of one chunk: full jitter from 250 ms, doubling; a long Retry-After is still honoured. */
-const RETRY_BASE_DELAY_MS = 250;
-const RETRY_MAX_DELAY_MS = 300_000;
+const NDJSON = 'application/x-ndjson';
 
-/** A failure worth retrying, with the server's Retry-After when it gave one. */
-class Retryable extends Error {
-  constructor(
-    message: string,
-    readonly status: number | undefined,
-    readonly retryAfterMs?: number,
-  ) {
-    super(message);
-  }
-}
-
-async function errorMessage(response: Response): Promise<string> {
-  const text = await response.text().catch(() => '');
+function errorMessage({ text, statusText }: Answer): string {
   try {
     const message = (JSON.parse(text) as { errors?: Array<{ message?: unknown }> }).errors?.[0]?.message;
     if (typeof message === 'string') return message;
   } catch {}
-  return text.slice(0, 200) || response.statusText;
+  return text.slice(0, 200) || statusText;
 }
 
-async function postChunk(
-  target: IngestTarget,
-  body: string,
-  timeoutMs: number,
-  signal: AbortSignal | undefined,
-): Promise<ChunkAnswer> {
-  const timeout = AbortSignal.timeout(timeoutMs);
-  const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
-  let response: Response;
-  try {
-    response = await fetch(`${target.url.replace(/\/+$/, '')}/ingest`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${target.token}`, 'content-type': 'application/x-ndjson' },
-      body,
-      signal: combined,
-    });
-  } catch (error) {
-    if (signal?.aborted) throw signal.reason;
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    throw new Retryable(`cannot reach ${target.url}: ${cause?.code ?? cause?.message ?? error}`, undefined);
-  }
-  if (response.ok) {
+/**
+ * The server's answer to one chunk. A 429 or a 5xx, or a success whose answer was cut short,
+ * is worth retrying (the SDK's retryable errors); any other refusal is final.
+ */
+function readChunkAnswer(answer: Answer): ChunkAnswer {
+  const { status, headers } = answer;
+  const details = {
+    code: `HTTP_${status}`,
+    status,
+    retryAfterMs: parseRetryAfter(headers.get('retry-after')),
+  };
+  if (status >= 200 && status < 300) {
     try {
-      return (await response.json()) as ChunkAnswer;
+      return JSON.parse(answer.text) as ChunkAnswer;
     } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      throw new Retryable(`the answer was cut short: ${error}`, response.status);
+      throw new UnavailableError(`the answer was cut short: ${error}`, details);
     }
   }
-  const message = `${response.status} ${await errorMessage(response)}`;
-  if (response.status === 429 || response.status >= 500) {
-    throw new Retryable(message, response.status, parseRetryAfter(response.headers.get('retry-after')));
-  }
-  throw new IngestUploadError(`the server refused the upload: ${message}`, response.status, {
-    accepted: 0,
-    rejected: [],
-    rejectedCount: 0,
-  });
+  const message = `${status} ${errorMessage(answer)}`;
+  if (status === 429) throw new RateLimitError(message, details);
+  if (status >= 500) throw new ServerError(message, details);
+  throw new WfapiError(`the server refused the upload: ${message}`, details);
 }
 
 /** Groups lines into chunks by count and size; a string holding newlines counts as several lines. */
@@ -162,7 +134,17 @@ export async function uploadNdjson(
   lines: AsyncIterable<string>,
   options: UploadOptions = {},
 ): Promise<UploadResult> {
-  const retries = options.retries ?? 8;
+  // Backoff of one chunk: full jitter from 250 ms, doubling; a long Retry-After is still honoured.
+  const transport = new Transport({
+    endpoint: `${target.url.replace(/\/+$/, '')}/ingest`,
+    authorization: `Bearer ${target.token}`,
+    contentType: NDJSON,
+    accept: 'application/json',
+    retries: options.retries ?? 8,
+    retryDelayMs: 250,
+    maxRetryDelayMs: 300_000,
+    timeoutMs: options.requestTimeoutMs ?? 300_000,
+  });
   const maxRejections = options.maxRejections ?? 1000;
   const result: UploadResult = { accepted: 0, rejected: [], rejectedCount: 0 };
   let sent = 0;
@@ -180,36 +162,23 @@ export async function uploadNdjson(
     // Handled when awaited; a source that fails while this chunk is refused must not crash.
     upcoming.catch(() => {});
     const body = `${chunk.join('\n')}\n`;
-    let answer: ChunkAnswer | undefined;
-    for (let attempt = 0; answer === undefined; attempt++) {
-      try {
-        answer = await postChunk(target, body, options.requestTimeoutMs ?? 300_000, options.signal);
-      } catch (error) {
-        if (error instanceof IngestUploadError) {
-          throw new IngestUploadError(
-            `${error.message} (lines ${sent + 1}-${sent + chunk.length})`,
-            error.status,
-            {
-              ...result,
-            },
-          );
-        }
-        if (!(error instanceof Retryable)) throw error;
-        const delayMs = retryDelay(
-          { retries, baseDelayMs: RETRY_BASE_DELAY_MS, maxDelayMs: RETRY_MAX_DELAY_MS },
-          attempt,
-          error.retryAfterMs,
-        );
-        if (delayMs === undefined) {
-          throw new IngestUploadError(
-            `giving up after ${attempt + 1} attempts (lines ${sent + 1}-${sent + chunk.length}): ${error.message}`,
-            error.status,
-            { ...result },
-          );
-        }
-        options.onRetry?.({ attempt: attempt + 1, delayMs, reason: error.message });
-        await sleep(delayMs, options.signal);
-      }
+    let attempts = 1;
+    let answer: ChunkAnswer;
+    try {
+      answer = await transport.send(body, readChunkAnswer, {
+        ...(options.signal ? { signal: options.signal } : {}),
+        onRetry: ({ attempt, delayMs, error }) => {
+          attempts = attempt + 1;
+          options.onRetry?.({ attempt, delayMs, reason: error.message });
+        },
+      });
+    } catch (error) {
+      if (!(error instanceof WfapiError)) throw error;
+      const lines = `lines ${sent + 1}-${sent + chunk.length}`;
+      const message = error.retryable
+        ? `giving up after ${attempts} attempts (${lines}): ${error.message}`
+        : `${error.message} (${lines})`;
+      throw new IngestUploadError(message, error.status, { ...result });
     }
     result.accepted += answer.accepted;
     result.rejectedCount += answer.rejectedCount ?? answer.rejected.length;
