@@ -95,16 +95,26 @@ function startHostileWorker(load: HostileLoad) {
 }
 
 /**
- * Asserts the bystander's p99 stayed under the budget, and reports both percentiles either way.
+ * Asserts the bystander's p99 stayed under the budget in one of up to `attempts` measurements, and
+ * reports every attempt's percentiles. A shared machine's noise only ever adds latency, so one
+ * attempt within budget shows the server held; a server that stalls under the hostile requests
+ * (the fragment bomb held the event loop for seconds) fails every attempt.
  */
-export function assertBystanderHeld(
+export async function assertBystanderHolds(
   t: { diagnostic(message: string): void },
-  result: LatencyUnderLoad,
+  measure: () => Promise<LatencyUnderLoad>,
   budget: number,
-): void {
-  const figures = `p99 ${result.p99.toFixed(1)} ms, p50 ${result.p50.toFixed(1)} ms, budget ${budget.toFixed(0)} ms, ${result.samples.length} probes, ${result.hostileRequests} hostile requests`;
-  t.diagnostic(`bystander ${figures}`);
-  assert.ok(result.p99 < budget, `bystander ${figures}`);
+  attempts = 3,
+): Promise<void> {
+  const seen: string[] = [];
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    const result = await measure();
+    const figures = `p99 ${result.p99.toFixed(1)} ms, p50 ${result.p50.toFixed(1)} ms, budget ${budget.toFixed(0)} ms, ${result.samples.length} probes, ${result.hostileRequests} hostile requests`;
+    t.diagnostic(`bystander, attempt ${attempt}: ${figures}`);
+    if (result.p99 < budget) return;
+    seen.push(figures);
+  }
+  assert.fail(`bystander over budget in all ${attempts} attempts: ${seen.join('; ')}`);
 }
 
 /**

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { getIntrospectionQuery } from 'graphql';
 import { createTenant } from '../harness/fixtures.js';
-import { assertBystanderHeld, latencyWhile, p99Budget, trivialQueryOf } from '../harness/latency.js';
+import { assertBystanderHolds, latencyWhile, p99Budget, trivialQueryOf } from '../harness/latency.js';
 import { useServer } from '../harness/suite.js';
 import { apikey, errorCode, GRAPHQL_RESPONSE, postGraphql } from './http-client.js';
 
@@ -89,8 +89,14 @@ describe('documents that expand past their size', () => {
       headers: { 'content-type': 'application/json', authorization: `Apikey ${attacker.key}` },
       body: JSON.stringify({ query: fragmentChain(22 + k, 'Bomb{{i}}') }),
     }));
-    const result = await latencyWhile({ durationMs: 5000, hostile: { requests, concurrency: 4 }, probe });
-    assert.ok(result.hostileRequests > 200, `only ${result.hostileRequests} hostile requests ran`);
-    assertBystanderHeld(t, result, budget);
+    await assertBystanderHolds(
+      t,
+      async () => {
+        const result = await latencyWhile({ durationMs: 5000, hostile: { requests, concurrency: 4 }, probe });
+        assert.ok(result.hostileRequests > 200, `only ${result.hostileRequests} hostile requests ran`);
+        return result;
+      },
+      budget,
+    );
   });
 });
