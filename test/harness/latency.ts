@@ -102,13 +102,20 @@ function startHostileWorker(load: HostileLoad) {
  */
 export async function assertBystanderHolds(
   t: { diagnostic(message: string): void },
-  measure: () => Promise<LatencyUnderLoad>,
+  load: Parameters<typeof latencyWhile>[0] & {
+    /** Fewer hostile requests than this in an attempt means the attack itself did not run. */
+    readonly minHostileRequests: number;
+  },
   budget: number,
   attempts = 3,
 ): Promise<void> {
   const seen: string[] = [];
   for (let attempt = 1; attempt <= attempts; attempt++) {
-    const result = await measure();
+    const result = await latencyWhile(load);
+    assert.ok(
+      result.hostileRequests > load.minHostileRequests,
+      `only ${result.hostileRequests} hostile requests ran`,
+    );
     const figures = `p99 ${result.p99.toFixed(1)} ms, p50 ${result.p50.toFixed(1)} ms, budget ${budget.toFixed(0)} ms, ${result.samples.length} probes, ${result.hostileRequests} hostile requests`;
     t.diagnostic(`bystander, attempt ${attempt}: ${figures}`);
     if (result.p99 < budget) return;
