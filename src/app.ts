@@ -8,10 +8,12 @@ import { registerConsoleRoutes } from './console/index.js';
 import type { Database } from './db/database.js';
 import { openDatabase } from './db/open.js';
 import { AppError, errorBody } from './errors.js';
+import { registerEvents } from './events/index.js';
 import { registerCors } from './graphql/cors.js';
 import { DocumentCache } from './graphql/document-cache.js';
 import { registerGraphqlRoutes } from './graphql/graphql.route.js';
 import { JSON_TYPE, negotiate } from './graphql/media-type.js';
+import { keyAdmission } from './http/admit-key.js';
 import { limitBodyTime, limitConnections } from './http/connection-limits.js';
 import { registerIngestRoutes } from './ingest/ingest.route.js';
 import { registerMetrics } from './metrics/index.js';
@@ -87,6 +89,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   );
   keyUsage.start();
   const credentials = new CredentialCache(db, config.authCacheMs);
+  const admit = keyAdmission({ config, rateLimiter, keyUsage, credentials });
 
   // Once closing, no new connection is accepted, but a request that arrives on an open one is
   // still answered (it was accepted), and every answer ends its connection, so that keep-alive
@@ -187,9 +190,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     config,
     db,
     documents,
-    rateLimiter,
-    keyUsage,
-    credentials,
+    admit,
     observe: metrics?.graphqlObserver('/graphql'),
   });
   registerAdminRoutes(server, {
@@ -198,6 +199,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     rateLimiter,
     observe: metrics?.graphqlObserver('/admin/graphql'),
   });
+  registerEvents(server, { config, db, admit });
   registerIngestRoutes(server, { config, db, rateLimiter, onBatch: metrics?.ingestBatch });
   registerConsoleRoutes(server);
 

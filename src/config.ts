@@ -79,6 +79,15 @@ export interface Config {
     /** How long a scrape waits for the platform metrics before serving the last ones read. */
     readonly platformTimeoutMs: number;
   };
+  /** `GET /events`, the live stream (contract section 5); see src/events. */
+  readonly events: {
+    /** Streams one API key may hold open on this server; the next is answered 429. */
+    readonly maxStreamsPerKey: number;
+    /** Interval of the comment line that keeps proxies from closing an idle stream. */
+    readonly heartbeatMs: number;
+    /** How often the server reads the change feed for all its open streams (one query). */
+    readonly pollMs: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -180,6 +189,11 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
       maxWorkflows: int(env, 'WFAPI_METRICS_MAX_WORKFLOWS', 500, 1, 100_000),
       platformTimeoutMs: int(env, 'WFAPI_METRICS_TIMEOUT_MS', 5000, 10, 600_000),
     },
+    events: {
+      maxStreamsPerKey: int(env, 'WFAPI_SSE_MAX_STREAMS', 100, 1, 100_000),
+      heartbeatMs: int(env, 'WFAPI_SSE_HEARTBEAT_MS', 15_000, 10, 600_000),
+      pollMs: int(env, 'WFAPI_SSE_POLL_MS', 500, 10, 60_000),
+    },
   };
   const merged = {
     ...base,
@@ -189,6 +203,7 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
     authFailureLimit: { ...base.authFailureLimit, ...overrides.authFailureLimit },
     connections: { ...base.connections, ...overrides.connections },
     metrics: { ...base.metrics, ...overrides.metrics },
+    events: { ...base.events, ...overrides.events },
   } as Config;
   return deepFreeze(merged);
 }

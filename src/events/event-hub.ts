@@ -1,0 +1,194 @@
+import type { Database } from '../db/database.js';
+import { AppError } from '../errors.js';
+import { toExecution } from '../modules/executions/execution.mapper.js';
+import {
+  type FeedCursor,
+  type FeedRow,
+  pruneChanges,
+  RETENTION_MS,
+  readChanges,
+} from './change-feed.store.js';
+import type { EventStream } from './event-stream.js';
+import { sseComment, sseEvent, wireExecution } from './sse.js';
+
+export interface EventHubOptions {
+  readonly pollMs: number;
+  readonly heartbeatMs: number;
+  readonly maxStreamsPerKey: number;
+}
+
+/** Changes read per cursor and poll; a full read polls again at once. */
+const READ_LIMIT = 500;
+/** A stream whose client has not read for this long is cut, so that it holds no server memory. */
+const STALLED_MS = 30_000;
+/** How often the change feed is pruned of what no resume can ask for any more. */
+const PRUNE_EVERY_MS = 3600 * 1000;
+
+/**
+ * Delivers the change feed to this server's open streams. Streams of one organization that are
+ * at the same cursor (the usual case: caught up) form one group, and one statement per poll
+ * reads every group's changes (readChanges); each event is serialised once per group.
+ *
+ * An event carries the execution's state when it is sent, with section 1's fields exactly as
+ * /graphql answers them. Several changes of one execution read in one poll are sent once, as the
+ * latest (earlier ones would carry the same state), with the latest change's id.
+ */
+export class EventHub {
+  private readonly streams = new Set<EventStream>();
+  private readonly perKey = new Map<string, number>();
+  private pollTimer: NodeJS.Timeout | undefined;
+  private readonly heartbeat: NodeJS.Timeout;
+  private readonly prune: NodeJS.Timeout;
+  private polling = false;
+  private closed = false;
+  private failing = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly options: EventHubOptions,
+    private readonly warn: (error: unknown, message: string) => void,
+  ) {
+    this.heartbeat = setInterval(() => this.beat(), options.heartbeatMs).unref();
+    this.prune = setInterval(() => {
+      pruneChanges(db, new Date(Date.now() - RETENTION_MS)).catch((error) =>
+        warn(error, 'could not prune the change feed'),
+      );
+    }, PRUNE_EVERY_MS).unref();
+  }
+
+  /** Takes one of the key's stream slots, or refuses with 429 when all are held. */
+  reserve(keyId: string): void {
+    const held = this.perKey.get(keyId) ?? 0;
+    if (held >= this.options.maxStreamsPerKey) {
+      throw new AppError(
+        'RATE_LIMITED',
+        `Too many open event streams for this API key (at most ${this.options.maxStreamsPerKey}); close one first`,
+        { headers: { 'retry-after': '1' } },
+      );
+    }
+    this.perKey.set(keyId, held + 1);
+  }
+
+  release(keyId: string): void {
+    const held = (this.perKey.get(keyId) ?? 1) - 1;
+    if (held <= 0) this.perKey.delete(keyId);
+    else this.perKey.set(keyId, held);
+  }
+
+  /** Adds a stream whose slot was reserved; it leaves (and frees the slot) through `remove`. */
+  add(stream: EventStream): void {
+    if (this.closed) {
+      stream.close();
+      return;
+    }
+    this.streams.add(stream);
+    this.schedule(0);
+  }
+
+  remove(stream: EventStream): void {
+    if (this.streams.delete(stream)) this.release(stream.keyId);
+  }
+
+  /** Ends every stream cleanly and stops reading (server shutdown). */
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.pollTimer);
+    clearInterval(this.heartbeat);
+    clearInterval(this.prune);
+    for (const stream of this.streams) stream.close();
+    this.streams.clear();
+    this.perKey.clear();
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.closed || this.polling) return;
+    clearTimeout(this.pollTimer);
+    this.pollTimer = setTimeout(() => void this.poll(), delayMs);
+  }
+
+  private async poll(): Promise<void> {
+    this.pollTimer = undefined;
+    const groups = new Map<string, EventStream[]>();
+    for (const stream of this.streams) {
+      if (stream.isClosed || stream.paused) continue;
+      const key = `${stream.organizationId}/${stream.after}`;
+      const group = groups.get(key);
+      if (group) group.push(stream);
+      else groups.set(key, [stream]);
+    }
+    if (groups.size === 0) {
+      if (this.streams.size > 0) this.schedule(this.options.pollMs);
+      return;
+    }
+    this.polling = true;
+    let again = false;
+    try {
+      const cursors: FeedCursor[] = [...groups.values()].map(([first]) => ({
+        organizationId: first!.organizationId,
+        after: first!.after,
+      }));
+      const rows = await readChanges(this.db, cursors, READ_LIMIT);
+      if (this.failing) this.warn(undefined, 'the change feed is readable again');
+      this.failing = false;
+      const byGroup = new Map<string, FeedRow[]>();
+      for (const row of rows) {
+        const key = `${row.organizationId}/${row.after}`;
+        const list = byGroup.get(key);
+        if (list) list.push(row);
+        else byGroup.set(key, [row]);
+      }
+      for (const [key, list] of byGroup) {
+        if (list.length >= READ_LIMIT) again = true;
+        this.deliver(groups.get(key) ?? [], list);
+      }
+    } catch (error) {
+      // The streams stay open at their cursors and catch up once the database answers again.
+      if (!this.failing) this.warn(error, 'could not read the change feed; streams wait');
+      this.failing = true;
+    } finally {
+      this.polling = false;
+    }
+    if (this.streams.size > 0) this.schedule(again ? 0 : this.options.pollMs);
+  }
+
+  /** Sends one group's changes (ascending) to each of its streams, through the stream's filter. */
+  private deliver(streams: readonly EventStream[], rows: readonly FeedRow[]): void {
+    const lastOf = new Map<string, number>();
+    for (const row of rows) if (row.execution) lastOf.set(row.execution.uuid, row.changeId);
+    const events: Array<{ row: FeedRow; text: string }> = [];
+    for (const row of rows) {
+      if (!row.execution || lastOf.get(row.execution.uuid) !== row.changeId) continue;
+      events.push({
+        row,
+        text: sseEvent(row.changeId, 'execution', wireExecution(toExecution(row.execution))),
+      });
+    }
+    const end = rows[rows.length - 1]!.changeId;
+    for (const stream of streams) {
+      if (stream.isClosed) continue;
+      const { workflowUuid, statuses } = stream.filter;
+      let chunk = '';
+      for (const { row, text } of events) {
+        const execution = row.execution!;
+        if (workflowUuid !== undefined && execution.workflow_uuid !== workflowUuid) continue;
+        if (statuses !== undefined && !statuses.has(execution.status as never)) continue;
+        chunk += text;
+      }
+      if (chunk) stream.write(chunk);
+      stream.after = end;
+    }
+  }
+
+  private beat(): void {
+    const now = Date.now();
+    const comment = sseComment('keep-alive');
+    for (const stream of this.streams) {
+      if (stream.isStalled(now, Math.max(STALLED_MS, 2 * this.options.heartbeatMs))) {
+        stream.close(true);
+        this.remove(stream);
+      } else if (!stream.paused) {
+        stream.write(comment);
+      }
+    }
+  }
+}
