@@ -65,7 +65,7 @@ export async function openEvents(
     ended = true;
     wake?.();
   })();
-  return {
+  const reader: SseReader = {
     status: response.status,
     headers: response.headers,
     async next(match = () => true, timeoutMs = 5000) {
@@ -87,9 +87,10 @@ export async function openEvents(
       }
     },
     async nextExecution(timeoutMs) {
-      const frame = await this.next((f) => f.event === 'execution', timeoutMs);
+      const frame = await reader.next((f) => f.event === 'execution', timeoutMs);
       return { id: frame.id!, execution: JSON.parse(frame.data!) };
     },
     close: () => controller.abort(),
   };
+  return reader;
 }
