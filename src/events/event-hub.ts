@@ -19,8 +19,6 @@ export interface EventHubOptions {
 
 /** Changes read per cursor and poll; a full read polls again at once. */
 const READ_LIMIT = 500;
-/** A stream whose client has not read for this long is cut, so that it holds no server memory. */
-const STALLED_MS = 30_000;
 /** How often the change feed is pruned of what no resume can ask for any more. */
 const PRUNE_EVERY_MS = 3600 * 1000;
 
@@ -151,31 +149,35 @@ export class EventHub {
     if (this.streams.size > 0) this.schedule(again ? 0 : this.options.pollMs);
   }
 
-  /** Sends one group's changes (ascending) to each of its streams, through the stream's filter. */
+  /**
+   * Sends one group's changes (ascending) to each of its streams, through the stream's filter.
+   * A stream whose socket stops taking data stops at the event that filled it: its cursor stays
+   * there, so at most one event beyond the socket's buffer is held per stream.
+   */
   private deliver(streams: readonly EventStream[], rows: readonly FeedRow[]): void {
     const lastOf = new Map<string, number>();
     for (const row of rows) if (row.execution) lastOf.set(row.execution.uuid, row.changeId);
-    const events: Array<{ row: FeedRow; text: string }> = [];
-    for (const row of rows) {
-      if (!row.execution || lastOf.get(row.execution.uuid) !== row.changeId) continue;
-      events.push({
-        row,
-        text: sseEvent(row.changeId, 'execution', wireExecution(toExecution(row.execution))),
-      });
-    }
-    const end = rows[rows.length - 1]!.changeId;
+    const texts = new Map<number, string>();
+    const textOf = (row: FeedRow): string => {
+      let text = texts.get(row.changeId);
+      if (text === undefined) {
+        text = sseEvent(row.changeId, 'execution', wireExecution(toExecution(row.execution!)));
+        texts.set(row.changeId, text);
+      }
+      return text;
+    };
     for (const stream of streams) {
-      if (stream.isClosed) continue;
       const { workflowUuid, statuses } = stream.filter;
-      let chunk = '';
-      for (const { row, text } of events) {
-        const execution = row.execution!;
+      for (const row of rows) {
+        if (stream.isClosed) break;
+        stream.after = row.changeId;
+        const execution = row.execution;
+        // Only the latest change of an execution in this read is sent: the others carry the same state.
+        if (!execution || lastOf.get(execution.uuid) !== row.changeId) continue;
         if (workflowUuid !== undefined && execution.workflow_uuid !== workflowUuid) continue;
         if (statuses !== undefined && !statuses.has(execution.status as never)) continue;
-        chunk += text;
+        if (!stream.write(textOf(row))) break;
       }
-      if (chunk) stream.write(chunk);
-      stream.after = end;
     }
   }
 
@@ -183,7 +185,8 @@ export class EventHub {
     const now = Date.now();
     const comment = sseComment('keep-alive');
     for (const stream of this.streams) {
-      if (stream.isStalled(now, Math.max(STALLED_MS, 2 * this.options.heartbeatMs))) {
+      // A client that has not taken two heartbeats' worth of time to read is cut (30 s by default).
+      if (stream.isStalled(now, 2 * this.options.heartbeatMs)) {
         stream.close(true);
         this.remove(stream);
       } else if (!stream.paused) {

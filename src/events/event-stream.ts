@@ -9,8 +9,9 @@ export interface StreamFilter {
 
 /**
  * One open `GET /events` response. Writes never queue without bound: once the socket's buffer
- * is full the stream is paused, the hub sends it nothing more (its cursor stays, so nothing is
- * lost: it reads on from the feed when drained), and one paused for longer than `slowMs` is closed.
+ * is full the stream is paused, the hub sends it nothing more (its cursor stays at the last event
+ * written, so nothing is lost: it reads on from the feed when drained), and one paused for longer
+ * than `slowMs` is closed.
  */
 export class EventStream {
   /** The id of the last change this stream has passed (sent or filtered out). */
@@ -39,9 +40,12 @@ export class EventStream {
     return this.closed || this.response.destroyed;
   }
 
-  write(chunk: string): void {
-    if (this.isClosed) return;
-    if (!this.response.write(chunk)) this.pausedSince ??= Date.now();
+  /** Writes `chunk`; false when the stream is closed or its socket buffer is full (write no more until it drains). */
+  write(chunk: string): boolean {
+    if (this.isClosed) return false;
+    if (this.response.write(chunk)) return true;
+    this.pausedSince ??= Date.now();
+    return false;
   }
 
   /** Whether it has been paused for longer than `slowMs` (a client not reading). */

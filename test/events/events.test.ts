@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { describe, it } from 'node:test';
 import { createTenant, execution, workflow } from '../harness/fixtures.js';
 import { useServer } from '../harness/suite.js';
@@ -190,6 +191,48 @@ describe('GET /events', () => {
       assert.equal(status, 200);
     } finally {
       for (const stream of open) stream.close();
+    }
+  });
+
+  it('cuts a client that stops reading instead of buffering for it, and serves the others in full', async () => {
+    const tenant = await createTenant(ctx.db);
+    const org = tenant.organizationId;
+    const flow = workflow(org);
+    await ingestOk([flow]);
+    const { port } = new URL(ctx.server.url);
+    // A client that sends its request and never reads: from the first change on (Last-Event-ID 0).
+    const stalled = connect(Number(port), '127.0.0.1');
+    stalled.pause();
+    stalled.write(
+      `GET /events HTTP/1.1\r\nHost: test\r\nAuthorization: Apikey ${tenant.key}\r\n` +
+        'Accept: text/event-stream\r\nLast-Event-ID: 0\r\n\r\n',
+    );
+    const closed = new Promise<void>((resolve) => stalled.once('close', () => resolve()));
+    const reader = await openEvents(ctx.server.url, tenant.key, { lastEventId: '0' });
+    try {
+      // About 20 MB of events, far more than the socket buffers hold.
+      const big = Array.from({ length: 10 }, (_, i) => ({ error: `${i}`.repeat(10_000), count: 1 }));
+      const runs = Array.from({ length: 200 }, () =>
+        execution(org, flow.uuid as string, { status: 'FAILURE', errors: big }),
+      );
+      for (let i = 0; i < runs.length; i += 50) await ingestOk(runs.slice(i, i + 50));
+      for (const run of runs) assert.equal((await reader.nextExecution(15_000)).execution.uuid, run.uuid);
+      // The stalled one is cut after two heartbeat intervals without reading; what it got is short of all.
+      let received = 0;
+      stalled.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      stalled.resume();
+      await closed;
+      assert.ok(received < 20_000_000, `received ${received} bytes`);
+      // Its slot is free again: with the reader, the key holds its two streams.
+      const another = await openEvents(ctx.server.url, tenant.key);
+      another.close();
+      assert.equal(another.status, 200);
+    } finally {
+      reader.close();
+      stalled.destroy();
     }
   });
 
