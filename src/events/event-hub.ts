@@ -21,6 +21,7 @@ export interface EventHubOptions {
 const READ_LIMIT = 500;
 /** How often the change feed is pruned of what no resume can ask for any more. */
 const PRUNE_EVERY_MS = 3600 * 1000;
+const FIRST_PRUNE_MS = 60 * 1000;
 
 /**
  * Delivers the change feed to this server's open streams. Streams of one organization that are
@@ -36,7 +37,7 @@ export class EventHub {
   private readonly perKey = new Map<string, number>();
   private pollTimer: NodeJS.Timeout | undefined;
   private readonly heartbeat: NodeJS.Timeout;
-  private readonly prune: NodeJS.Timeout;
+  private prune: NodeJS.Timeout;
   private polling = false;
   private closed = false;
   private failing = false;
@@ -47,11 +48,14 @@ export class EventHub {
     private readonly warn: (error: unknown, message: string) => void,
   ) {
     this.heartbeat = setInterval(() => this.beat(), options.heartbeatMs).unref();
-    this.prune = setInterval(() => {
+    // A minute after start, then hourly: a server restarted more often than hourly still prunes.
+    const prune = () => {
       pruneChanges(db, new Date(Date.now() - RETENTION_MS)).catch((error) =>
         warn(error, 'could not prune the change feed'),
       );
-    }, PRUNE_EVERY_MS).unref();
+      this.prune = setTimeout(prune, PRUNE_EVERY_MS).unref();
+    };
+    this.prune = setTimeout(prune, FIRST_PRUNE_MS).unref();
   }
 
   /** Takes one of the key's stream slots, or refuses with 429 when all are held. */
@@ -92,7 +96,7 @@ export class EventHub {
     this.closed = true;
     clearTimeout(this.pollTimer);
     clearInterval(this.heartbeat);
-    clearInterval(this.prune);
+    clearTimeout(this.prune);
     for (const stream of this.streams) stream.close();
     this.streams.clear();
     this.perKey.clear();
