@@ -50,6 +50,7 @@ export class EventHub {
     this.heartbeat = setInterval(() => this.beat(), options.heartbeatMs).unref();
     // A minute after start, then hourly: a server restarted more often than hourly still prunes.
     const prune = () => {
+      if (this.closed) return;
       pruneChanges(db, new Date(Date.now() - RETENTION_MS)).catch((error) =>
         warn(error, 'could not prune the change feed'),
       );
@@ -112,6 +113,8 @@ export class EventHub {
     this.pollTimer = undefined;
     const groups = new Map<string, EventStream[]>();
     for (const stream of this.streams) {
+      // A response closed without its 'close' event reaching remove (it cannot, but a slot must never leak).
+      if (stream.isClosed) this.remove(stream);
       if (stream.isClosed || stream.paused) continue;
       const key = `${stream.organizationId}/${stream.after}`;
       const group = groups.get(key);

@@ -98,6 +98,12 @@ export function registerEventsRoute(app: FastifyInstance, deps: EventsRouteDeps)
       'x-request-id': request.id,
     });
     const stream = new EventStream(principal.organizationId, principal.keyId, filter, after, response);
+    // The client may have gone while the cursor was read: then 'close' has fired already.
+    if (response.destroyed || request.raw.socket.destroyed) {
+      hub.release(principal.keyId);
+      response.destroy();
+      return;
+    }
     response.on('close', () => hub.remove(stream));
     // The headers and a first line at once, so that clients and proxies see the stream is open.
     stream.write(`retry: 1000\n${sseComment('connected')}`);
