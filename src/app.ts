@@ -6,7 +6,8 @@ import { answerClientError } from './client-error.js';
 import type { Config } from './config.js';
 import { registerConsoleRoutes } from './console/index.js';
 import type { Database } from './db/database.js';
-import { openDatabase } from './db/open.js';
+import { openDatabase, openReadRouter } from './db/open.js';
+import type { DatabaseStatus } from './db/replicas/read-router.js';
 import { AppError, errorBody } from './errors.js';
 import { registerCors } from './graphql/cors.js';
 import { DocumentCache } from './graphql/document-cache.js';
@@ -79,6 +80,19 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
   limitConnections(server.server, config.connections);
   limitBodyTime(server, config.connections);
+  let reads: Awaited<ReturnType<typeof openReadRouter>>;
+  try {
+    reads = await openReadRouter(config, db, {
+      onChange: (address, inUse, reason) =>
+        server.log.warn(
+          { replica: address, reason },
+          inUse ? 'replica answers reads again' : 'replica skipped',
+        ),
+    });
+  } catch (error) {
+    if (ownsDb) await db.close().catch(() => {});
+    throw error;
+  }
   const rateLimiter =
     options.rateLimiter ??
     (config.redisUrl ? new RedisRateLimiter(config.redisUrl) : new MemoryRateLimiter());
@@ -155,6 +169,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   const metrics = registerMetrics(server, { config, db, rateLimiter });
   server.get('/healthz', async () => ({ status: 'ok' }));
+  // With replicas, each database is reported (the replicas as of their last check).
+  const databases = (primaryUp: boolean): { databases?: DatabaseStatus[] } =>
+    reads.hasReplicas ? { databases: reads.status(primaryUp) } : {};
   server.get('/readyz', async (_request, reply) => {
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -166,10 +183,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
           timer = setTimeout(() => reject(new Error('ping timed out')), config.readyTimeoutMs);
         }),
       ]);
-      return { status: 'ready' };
+      return { status: 'ready', ...databases(true) };
     } catch {
       return reply.code(503).send({
         status: 'unavailable',
+        ...databases(false),
         ...errorBody(new AppError('SERVICE_UNAVAILABLE', 'The database is unavailable')),
       });
     } finally {
@@ -186,6 +204,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   registerGraphqlRoutes(server, {
     config,
     db,
+    reads,
     documents,
     rateLimiter,
     keyUsage,
@@ -222,6 +241,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         await keyUsage.stop();
         credentials.close();
         await rateLimiter.close();
+        await reads.close();
         if (ownsDb) await db.close();
       })();
       return closing;

@@ -1,8 +1,9 @@
-import type { Config } from '../config.js';
+import { type Config, ConfigError } from '../config.js';
 import type { Database } from './database.js';
 import { openEmbedded } from './embedded/embedded-database.js';
 import { migrate } from './migrate.js';
 import { openPostgres } from './postgres.js';
+import { addressOf, ReadRouter, type ReplicaOptions } from './replicas/read-router.js';
 
 /**
  * Opens the configured database (PostgreSQL when DATABASE_URL is set, else the embedded one in
@@ -11,13 +12,43 @@ import { openPostgres } from './postgres.js';
 export async function openDatabase(config: Config): Promise<Database> {
   return migrated(
     config.databaseUrl
-      ? openPostgres(config.databaseUrl, {
-          poolSize: config.dbPoolSize,
-          statementTimeoutMs: config.limits.requestTimeoutMs,
-          preparedStatements: config.dbPreparedStatements,
-        })
+      ? openPostgres(config.databaseUrl, postgresOptions(config))
       : await openEmbedded(config.dataDir),
   );
+}
+
+const postgresOptions = (config: Config) => ({
+  poolSize: config.dbPoolSize,
+  statementTimeoutMs: config.limits.requestTimeoutMs,
+  preparedStatements: config.dbPreparedStatements,
+});
+
+/**
+ * The router of `/graphql` reads over `primary` and the configured replicas (none: every read
+ * goes to the primary), its first health check done. Replicas are read-only streaming copies of
+ * a PostgreSQL primary: the embedded database cannot have any.
+ */
+export async function openReadRouter(
+  config: Config,
+  primary: Database,
+  options: Omit<ReplicaOptions, 'maxLagMs'> = {},
+): Promise<ReadRouter> {
+  if (config.databaseReplicaUrls.length > 0 && primary.kind !== 'postgres') {
+    throw new ConfigError(
+      'DATABASE_REPLICA_URLS needs a PostgreSQL primary (DATABASE_URL), not the embedded database',
+    );
+  }
+  const router = new ReadRouter(
+    primary,
+    config.databaseUrl ? addressOf(config.databaseUrl) : 'embedded',
+    config.databaseReplicaUrls.map((url) => ({
+      db: openPostgres(url, { ...postgresOptions(config), applicationName: 'wfapi-replica-read' }),
+      address: addressOf(url),
+    })),
+    { ...options, maxLagMs: config.replicaMaxLagMs },
+  );
+  await router.start();
+  return router;
 }
 
 /** `db` with migrations applied; closed if they fail. */

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest }
 import type { Config } from '../config.js';
 import { createContext } from '../context.js';
 import type { Database } from '../db/database.js';
+import type { ReadRouter } from '../db/replicas/read-router.js';
 import { AppError, isDatabaseUnavailable, unavailable } from '../errors.js';
 import { chargeAuthFailure } from '../modules/auth/auth-failures.js';
 import { authenticate, type Principal } from '../modules/auth/authenticate.js';
@@ -16,7 +17,10 @@ import { registerGraphiqlAssets } from './graphiql-assets.js';
 
 export interface GraphqlRouteDeps {
   readonly config: Config;
+  /** The primary: authentication reads it (so a new or revoked key applies at once). */
   readonly db: Database;
+  /** Where each request's reads go (a replica, or the primary). */
+  readonly reads: ReadRouter;
   readonly documents: DocumentCache;
   readonly rateLimiter: RateLimiter;
   readonly keyUsage: KeyUsageRecorder;
@@ -62,11 +66,12 @@ function bindLogger(request: FastifyRequest, reply: FastifyReply, bindings: Reco
 }
 
 export function registerGraphqlRoutes(app: FastifyInstance, deps: GraphqlRouteDeps): void {
-  const { config, db, documents, rateLimiter, keyUsage, credentials } = deps;
+  const { config, documents, rateLimiter, keyUsage, credentials, reads } = deps;
   // One warning per outage of the rate limiter (e.g. Redis unreachable), not one per request.
   let limiterDown = false;
   // The last freshness formatted: a key's credentials (and their dataAsOf, the same Date) are
-  // reused for a second, so most requests answer the text the previous one made.
+  // reused for a second, as is a replica's measured state, so most requests answer the text the
+  // previous one made.
   let formatted: { date: Date; text: string } | undefined;
   const dataAsOfText = (date: Date): string => {
     if (formatted?.date !== date) formatted = { date, text: formatTime(date) };
@@ -108,13 +113,17 @@ export function registerGraphqlRoutes(app: FastifyInstance, deps: GraphqlRouteDe
       documents,
       operations: ['query'],
       timeoutMs: config.limits.requestTimeoutMs,
-      context: async (signal) => createContext(db.abortable(signal), await admit(request, reply)),
+      context: async (signal) => {
+        const principal = await admit(request, reply);
+        const read = reads.forRequest(signal);
+        return createContext(read.db, principal, read.completeUpTo);
+      },
       observe: deps.observe,
       // Freshness is part of the extended API; the hosted schema answers exactly as the hosted service.
       extensions:
         config.schema === 'extended'
           ? (context) => ({
-              dataAsOf: context.principal.dataAsOf && dataAsOfText(context.principal.dataAsOf),
+              dataAsOf: context.dataAsOf && dataAsOfText(context.dataAsOf),
             })
           : undefined,
     });
