@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { openPostgres } from '../../src/db/postgres.js';
+import { withFallback } from '../../src/db/replicas/fallback.js';
 import type { DatabaseStatus } from '../../src/db/replicas/read-router.js';
 import { ADMIN_TOKEN, adminGql, CREATE_ORGANIZATION } from '../admin/admin-request.js';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../harness/database.js';
@@ -202,7 +204,7 @@ describe('read replicas (a real streaming replica of the test PostgreSQL)', {
     await inUse();
   });
 
-  it('answers every read while the replica dies mid-load (from the primary), and reads from it again once it restarts', async () => {
+  it('answers every read while the replica dies mid-load, a query running on it included (from the primary), and reads from it again once it restarts', async () => {
     const answers: Array<{ status: number; errors: unknown }> = [];
     let loading = true;
     const load = async () => {
@@ -212,8 +214,19 @@ describe('read replicas (a real streaming replica of the test PostgreSQL)', {
       }
     };
     const workers = Array.from({ length: 4 }, load);
+    // And one query certain to be running on the replica when it dies: answered by the primary.
+    const standby = openPostgres(replica.url(name), { poolSize: 1, statementTimeoutMs: 30_000 });
+    const lost: unknown[] = [];
+    const routed = withFallback(standby, database.db, (error) => lost.push(error));
+    await routed.query('select 1');
+    const running = routed.query<{ standby: boolean }>(
+      'select pg_is_in_recovery() as standby from pg_sleep(2)',
+    );
     await sleep(300);
     await replica.stop();
+    assert.deepEqual(await running, [{ standby: false }]);
+    assert.equal(lost.length, 1);
+    await standby.close();
     await sleep(1500);
     loading = false;
     await Promise.all(workers);
