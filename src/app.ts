@@ -167,7 +167,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     return reply.code(404).send(errorBody(new AppError('NOT_FOUND', `No route ${request.method} ${path}`)));
   });
 
-  const metrics = registerMetrics(server, { config, db, rateLimiter });
+  const metrics = registerMetrics(server, {
+    config,
+    db,
+    rateLimiter,
+    ...(reads.hasReplicas && { databases: () => reads.status(true) }),
+  });
   server.get('/healthz', async () => ({ status: 'ok' }));
   // With replicas, each database is reported (the replicas as of their last check).
   const databases = (primaryUp: boolean): { databases?: DatabaseStatus[] } =>

@@ -14,6 +14,7 @@ import { startServer, type TestServer } from '../harness/server.js';
 import { INGEST_TOKEN, postIngest } from '../ingest/http.js';
 
 const MAX_LAG_MS = 4000;
+const METRICS_TOKEN = 'replica-metrics-token';
 const ONE =
   'query($input: WorkflowExecutionInput!) { workflowExecution(input: $input) { data { uuid status } } }';
 const LIST = '{ workflowExecutions(input: {page: {number: 0, size: 100}}) { count data { uuid status } } }';
@@ -112,6 +113,7 @@ describe('read replicas (a real streaming replica of the test PostgreSQL)', {
       authCacheMs: 0,
       ingestToken: INGEST_TOKEN,
       adminToken: ADMIN_TOKEN,
+      metrics: { token: METRICS_TOKEN },
     });
     await inUse();
   });
@@ -134,6 +136,18 @@ describe('read replicas (a real streaming replica of the test PostgreSQL)', {
     assert.equal(standby!.up, true);
     assert.equal(standby!.inUse, true);
     assert.ok(typeof standby!.lagMs === 'number' && standby!.lagMs <= MAX_LAG_MS, `lag ${standby!.lagMs}`);
+  });
+
+  it('exposes each replica lag and use in /metrics', async () => {
+    const response = await fetch(`${server.url}/metrics`, {
+      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+    });
+    assert.equal(response.status, 200);
+    const text = await response.text();
+    const label = `replica="127.0.0.1:${replica.port}/${name}"`;
+    assert.match(text, new RegExp(`^wfapi_db_replica_in_use\\{${label}\\} 1$`, 'm'));
+    const lag = new RegExp(`^wfapi_db_replica_lag_seconds\\{${label}\\} (\\S+)$`, 'm').exec(text);
+    assert.ok(lag && Number(lag[1]) <= MAX_LAG_MS / 1000, text);
   });
 
   it('answers /graphql reads from the replica, seen in the replica statistics', async () => {
