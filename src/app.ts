@@ -7,7 +7,7 @@ import type { Config } from './config.js';
 import { registerConsoleRoutes } from './console/index.js';
 import type { Database } from './db/database.js';
 import { openDatabase, openReadRouter } from './db/open.js';
-import type { DatabaseStatus } from './db/replicas/read-router.js';
+import type { DatabaseStatus, ReadRouter } from './db/replicas/read-router.js';
 import { AppError, errorBody } from './errors.js';
 import { registerCors } from './graphql/cors.js';
 import { DocumentCache } from './graphql/document-cache.js';
@@ -80,7 +80,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
   limitConnections(server.server, config.connections);
   limitBodyTime(server, config.connections);
-  let reads: Awaited<ReturnType<typeof openReadRouter>>;
+  let reads: ReadRouter;
   try {
     reads = await openReadRouter(config, db, {
       onChange: (address, inUse, reason) =>

@@ -5,6 +5,13 @@ import { migrate } from './migrate.js';
 import { openPostgres } from './postgres.js';
 import { addressOf, ReadRouter, type ReplicaOptions } from './replicas/read-router.js';
 
+/** The pool settings of every PostgreSQL connection, the primary's and the replicas'. */
+const postgresOptions = (config: Config) => ({
+  poolSize: config.dbPoolSize,
+  statementTimeoutMs: config.limits.requestTimeoutMs,
+  preparedStatements: config.dbPreparedStatements,
+});
+
 /**
  * Opens the configured database (PostgreSQL when DATABASE_URL is set, else the embedded one in
  * a worker thread) and applies migrations.
@@ -16,12 +23,6 @@ export async function openDatabase(config: Config): Promise<Database> {
       : await openEmbedded(config.dataDir),
   );
 }
-
-const postgresOptions = (config: Config) => ({
-  poolSize: config.dbPoolSize,
-  statementTimeoutMs: config.limits.requestTimeoutMs,
-  preparedStatements: config.dbPreparedStatements,
-});
 
 /**
  * The router of `/graphql` reads over `primary` and the configured replicas (none: every read
