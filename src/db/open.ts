@@ -39,11 +39,16 @@ export async function openReadRouter(
       'DATABASE_REPLICA_URLS needs a PostgreSQL primary (DATABASE_URL), not the embedded database',
     );
   }
+  const replicas = config.databaseReplicaUrls;
+  const probe = (url: string) =>
+    openPostgres(url, { poolSize: 1, statementTimeoutMs: 2_000, applicationName: 'wfapi-replica-check' });
   const router = new ReadRouter(
     primary,
+    replicas.length > 0 && config.databaseUrl ? probe(config.databaseUrl) : undefined,
     config.databaseUrl ? addressOf(config.databaseUrl) : 'embedded',
-    config.databaseReplicaUrls.map((url) => ({
+    replicas.map((url) => ({
       db: openPostgres(url, { ...postgresOptions(config), applicationName: 'wfapi-replica-read' }),
+      probe: probe(url),
       address: addressOf(url),
     })),
     { ...options, maxLagMs: config.replicaMaxLagMs },

@@ -40,9 +40,14 @@ export interface ReplicaOptions {
   readonly onChange?: (address: string, inUse: boolean, reason: SkipReason | undefined) => void;
 }
 
-interface Replica {
+/** A replica's database: `db` answers reads, `probe` (one connection of its own) the checks. */
+export interface ReplicaHandle {
   readonly db: Database;
+  readonly probe: Database;
   readonly address: string;
+}
+
+interface Replica extends ReplicaHandle {
   up: boolean;
   lagMs: number | null;
   completeUpTo: Date | null;
@@ -83,15 +88,20 @@ export class ReadRouter {
   private timer: NodeJS.Timeout | undefined;
   private checking: Promise<void> | undefined;
 
+  /**
+   * `primaryProbe` and each replica's `probe` are connections of the checks' own, so that a pool
+   * saturated by reads cannot delay a check into calling its database unreachable; they are
+   * closed with the router, as are the replicas (not the primary).
+   */
   constructor(
     readonly primary: Database,
+    private readonly primaryProbe: Database | undefined,
     readonly primaryAddress: string,
-    replicas: ReadonlyArray<{ db: Database; address: string }>,
+    replicas: readonly ReplicaHandle[],
     private readonly options: ReplicaOptions,
   ) {
-    this.replicas = replicas.map(({ db, address }) => ({
-      db,
-      address,
+    this.replicas = replicas.map((handle) => ({
+      ...handle,
       up: false,
       lagMs: null,
       completeUpTo: null,
@@ -157,7 +167,10 @@ export class ReadRouter {
   async close(): Promise<void> {
     clearInterval(this.timer);
     await this.checking;
-    await Promise.all(this.replicas.map((replica) => replica.db.close()));
+    await Promise.all([
+      this.primaryProbe?.close(),
+      ...this.replicas.flatMap((replica) => [replica.db.close(), replica.probe.close()]),
+    ]);
   }
 
   private pick(): Replica | undefined {
@@ -193,14 +206,16 @@ export class ReadRouter {
   private async measure(): Promise<void> {
     const timeoutMs = this.options.checkTimeoutMs ?? 2000;
     // The primary first: a replica read after it that has reached its position holds all of it.
-    const sample = await withTimeout(samplePrimary(this.primary), timeoutMs).catch(() => undefined);
+    const sample = await withTimeout(samplePrimary(this.primaryProbe ?? this.primary), timeoutMs).catch(
+      () => undefined,
+    );
     if (sample) {
       this.samples.push(sample);
       if (this.samples.length > MAX_SAMPLES) this.samples.shift();
     }
     await Promise.all(
       this.replicas.map(async (replica) => {
-        const replay = await withTimeout(readReplay(replica.db), timeoutMs).catch(() => undefined);
+        const replay = await withTimeout(readReplay(replica.probe), timeoutMs).catch(() => undefined);
         replica.up = replay !== undefined;
         if (!replay) return this.set(replica, 'unreachable');
         if (!replay.inRecovery) return this.set(replica, 'not a standby');
