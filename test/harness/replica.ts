@@ -2,7 +2,9 @@
  * A real streaming replica of the test PostgreSQL (TEST_DATABASE_URL), made with `pg_basebackup -R`
  * into a temporary directory and run with `pg_ctl` on a free port, both as the `postgres` OS user.
  * The primary must accept replication connections from 127.0.0.1 (.ci/run sets that up). The
- * replica copies the whole cluster, so every database the test made beforehand is on it.
+ * replica copies the whole cluster, so every database the test made beforehand is on it (and a
+ * cluster holding large benchmark databases takes longer to copy). The binaries are Debian's
+ * (/usr/lib/postgresql/<major>/bin) of the primary's major version, which a standby must match.
  */
 import { execFile } from 'node:child_process';
 import { chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,7 +15,6 @@ import pg from 'pg';
 import { freePort } from './process.js';
 
 const run = promisify(execFile);
-const BIN = '/usr/lib/postgresql/15/bin';
 const PRIMARY_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /** Slots of this prefix carry the pid of the test process that made them. */
 const SLOT_PREFIX = 'wfapi_test_replica_';
@@ -31,9 +32,19 @@ export interface TestReplica {
   close(): Promise<void>;
 }
 
+/** Debian's binaries of the primary's major version: a standby must run the same one. */
+let binaries: Promise<string> | undefined;
+function binDir(): Promise<string> {
+  binaries ??= onPrimary<{ version: string }>("select current_setting('server_version_num') as version").then(
+    ([row]) => `/usr/lib/postgresql/${Math.floor(Number(row!.version) / 10_000)}/bin`,
+  );
+  return binaries;
+}
+
 async function asPostgres(command: string, args: readonly string[]) {
+  const bin = join(await binDir(), command);
   try {
-    return await run('runuser', ['-u', 'postgres', '--', join(BIN, command), ...args], { timeout: 120_000 });
+    return await run('runuser', ['-u', 'postgres', '--', bin, ...args], { timeout: 120_000 });
   } catch (error) {
     const { stderr, stdout } = error as { stderr?: string; stdout?: string };
     throw new Error(`${command} failed: ${stderr || stdout || String(error)}`);
