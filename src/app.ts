@@ -6,7 +6,8 @@ import { answerClientError } from './client-error.js';
 import type { Config } from './config.js';
 import { registerConsoleRoutes } from './console/index.js';
 import type { Database } from './db/database.js';
-import { openDatabase } from './db/open.js';
+import { openDatabase, openReadRouter } from './db/open.js';
+import type { DatabaseStatus, ReadRouter } from './db/replicas/read-router.js';
 import { AppError, errorBody } from './errors.js';
 import { registerEvents } from './events/index.js';
 import { registerCors } from './graphql/cors.js';
@@ -81,6 +82,19 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
   limitConnections(server.server, config.connections);
   limitBodyTime(server, config.connections);
+  let reads: ReadRouter;
+  try {
+    reads = await openReadRouter(config, db, {
+      onChange: (address, inUse, reason) =>
+        server.log.warn(
+          { replica: address, reason },
+          inUse ? 'replica answers reads again' : 'replica skipped',
+        ),
+    });
+  } catch (error) {
+    if (ownsDb) await db.close().catch(() => {});
+    throw error;
+  }
   const rateLimiter =
     options.rateLimiter ??
     (config.redisUrl ? new RedisRateLimiter(config.redisUrl) : new MemoryRateLimiter());
@@ -156,8 +170,16 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     return reply.code(404).send(errorBody(new AppError('NOT_FOUND', `No route ${request.method} ${path}`)));
   });
 
-  const metrics = registerMetrics(server, { config, db, rateLimiter });
+  const metrics = registerMetrics(server, {
+    config,
+    db,
+    rateLimiter,
+    ...(reads.hasReplicas && { databases: () => reads.status(true) }),
+  });
   server.get('/healthz', async () => ({ status: 'ok' }));
+  // With replicas, each database is reported (the replicas as of their last check).
+  const databases = (primaryUp: boolean): { databases?: DatabaseStatus[] } =>
+    reads.hasReplicas ? { databases: reads.status(primaryUp) } : {};
   server.get('/readyz', async (_request, reply) => {
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -169,10 +191,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
           timer = setTimeout(() => reject(new Error('ping timed out')), config.readyTimeoutMs);
         }),
       ]);
-      return { status: 'ready' };
+      return { status: 'ready', ...databases(true) };
     } catch {
       return reply.code(503).send({
         status: 'unavailable',
+        ...databases(false),
         ...errorBody(new AppError('SERVICE_UNAVAILABLE', 'The database is unavailable')),
       });
     } finally {
@@ -189,6 +212,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   registerGraphqlRoutes(server, {
     config,
     db,
+    reads,
     documents,
     admit,
     observe: metrics?.graphqlObserver('/graphql'),
@@ -224,6 +248,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         await keyUsage.stop();
         credentials.close();
         await rateLimiter.close();
+        await reads.close();
         if (ownsDb) await db.close();
       })();
       return closing;

@@ -17,6 +17,13 @@ export interface Config {
   readonly host: string;
   /** PostgreSQL connection string; when absent the embedded database in `dataDir` is used. */
   readonly databaseUrl: string | undefined;
+  /**
+   * Streaming replicas of `databaseUrl` that answer `/graphql` reads (PostgreSQL only); empty:
+   * the primary answers everything. See src/db/replicas.
+   */
+  readonly databaseReplicaUrls: readonly string[];
+  /** A replica further behind the primary than this is skipped until it catches up. */
+  readonly replicaMaxLagMs: number;
   /** Directory of the embedded database; `memory://` keeps it in memory (tests). */
   readonly dataDir: string;
   readonly dbPoolSize: number;
@@ -141,6 +148,8 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
     port: int(env, 'PORT', 4000, 0, 65535),
     host: str(env, 'HOST') ?? '127.0.0.1',
     databaseUrl: str(env, 'DATABASE_URL'),
+    databaseReplicaUrls: list(str(env, 'DATABASE_REPLICA_URLS')),
+    replicaMaxLagMs: int(env, 'WFAPI_REPLICA_MAX_LAG_MS', 10_000, 0, 3_600_000),
     dataDir: str(env, 'WFAPI_DATA_DIR') ?? './.wfapi',
     dbPoolSize: int(env, 'WFAPI_DB_POOL_SIZE', 10, 1, 500),
     dbPreparedStatements: bool(env, 'WFAPI_DB_PREPARED_STATEMENTS', true),
@@ -205,7 +214,19 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
     metrics: { ...base.metrics, ...overrides.metrics },
     events: { ...base.events, ...overrides.events },
   } as Config;
+  if (merged.databaseReplicaUrls.length > 0 && merged.databaseUrl === undefined) {
+    throw new ConfigError(
+      'DATABASE_REPLICA_URLS needs DATABASE_URL: read replicas are PostgreSQL streaming replicas, and the embedded database has none',
+    );
+  }
   return deepFreeze(merged);
+}
+
+function list(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
 }
 
 function corsOrigins(value: string): '*' | string[] {

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { createContext } from '../context.js';
 import type { Database } from '../db/database.js';
+import type { ReadRouter } from '../db/replicas/read-router.js';
 import type { AdmitKey } from '../http/admit-key.js';
 import { formatTime } from '../modules/shared/time.js';
 import type { DocumentCache } from './document-cache.js';
@@ -11,7 +12,10 @@ import { registerGraphiqlAssets } from './graphiql-assets.js';
 
 export interface GraphqlRouteDeps {
   readonly config: Config;
+  /** The primary: authentication reads it (so a new or revoked key applies at once). */
   readonly db: Database;
+  /** Where each request's reads go (a replica, or the primary). */
+  readonly reads: ReadRouter;
   readonly documents: DocumentCache;
   /** Authenticates and rate-limits a request's API key (see src/http/admit-key.ts). */
   readonly admit: AdmitKey;
@@ -20,9 +24,10 @@ export interface GraphqlRouteDeps {
 }
 
 export function registerGraphqlRoutes(app: FastifyInstance, deps: GraphqlRouteDeps): void {
-  const { config, db, documents, admit } = deps;
+  const { config, documents, admit, reads } = deps;
   // The last freshness formatted: a key's credentials (and their dataAsOf, the same Date) are
-  // reused for a second, so most requests answer the text the previous one made.
+  // reused for a second, as is a replica's measured state, so most requests answer the text the
+  // previous one made.
   let formatted: { date: Date; text: string } | undefined;
   const dataAsOfText = (date: Date): string => {
     if (formatted?.date !== date) formatted = { date, text: formatTime(date) };
@@ -34,13 +39,17 @@ export function registerGraphqlRoutes(app: FastifyInstance, deps: GraphqlRouteDe
       documents,
       operations: ['query'],
       timeoutMs: config.limits.requestTimeoutMs,
-      context: async (signal) => createContext(db.abortable(signal), await admit(request, reply)),
+      context: async (signal) => {
+        const principal = await admit(request, reply);
+        const read = reads.forRequest(signal);
+        return createContext(read.db, principal, read.completeUpTo);
+      },
       observe: deps.observe,
       // Freshness is part of the extended API; the hosted schema answers exactly as the hosted service.
       extensions:
         config.schema === 'extended'
           ? (context) => ({
-              dataAsOf: context.principal.dataAsOf && dataAsOfText(context.principal.dataAsOf),
+              dataAsOf: context.dataAsOf && dataAsOfText(context.dataAsOf),
             })
           : undefined,
     });
