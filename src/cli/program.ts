@@ -20,6 +20,9 @@ export async function buildProgram(): Promise<Command> {
     .description('wfapi: a self-hostable GraphQL read API for a workflow platform')
     .version(packageVersion(), '-V, --version', 'print the version of wfapi')
     .showHelpAfterError()
+    // Options are read by the command they follow, so a subcommand (`export traces`) may take
+    // options of the same name as its parent's.
+    .enablePositionalOptions()
     .exitOverride();
   // A folder without its cli file (e.g. one still being written) is not a command.
   const names = readdirSync(fileURLToPath(COMMANDS_DIR), { withFileTypes: true })

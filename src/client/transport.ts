@@ -33,8 +33,8 @@ export interface ClientOptions {
 export interface TransportOptions extends Omit<ClientOptions, 'url' | 'apiKey'> {
   /** The GraphQL endpoint itself, e.g. `http://127.0.0.1:4000/graphql`. */
   readonly endpoint: string;
-  /** The `Authorization` header, e.g. `Apikey wfk_...` or `Bearer <operator token>`. */
-  readonly authorization: string;
+  /** The `Authorization` header, e.g. `Apikey wfk_...` or `Bearer <operator token>`; none when absent. */
+  readonly authorization?: string;
   /** The bodies' media type (default application/json) and the answers' accepted ones. */
   readonly contentType?: string;
   readonly accept?: string;
@@ -106,7 +106,7 @@ export class Transport {
       ...options.headers,
       'content-type': options.contentType ?? 'application/json',
       accept: options.accept ?? ACCEPT,
-      authorization: options.authorization,
+      ...(options.authorization === undefined ? {} : { authorization: options.authorization }),
     };
     this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   }
@@ -124,7 +124,11 @@ export class Transport {
    * Sends `body` until `read` accepts an answer, the failure is final (an error that is not
    * retryable, from `read` or the network) or the retries run out; resolves with what `read` made.
    */
-  async send<T>(body: string, read: (answer: Answer) => T, options: RequestOptions = {}): Promise<T> {
+  async send<T>(
+    body: string | Uint8Array<ArrayBuffer>,
+    read: (answer: Answer) => T,
+    options: RequestOptions = {},
+  ): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       options.signal?.throwIfAborted();
       try {
@@ -140,7 +144,11 @@ export class Transport {
     }
   }
 
-  private async attempt<T>(body: string, read: (answer: Answer) => T, options: RequestOptions): Promise<T> {
+  private async attempt<T>(
+    body: string | Uint8Array<ArrayBuffer>,
+    read: (answer: Answer) => T,
+    options: RequestOptions,
+  ): Promise<T> {
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), timeoutMs);
