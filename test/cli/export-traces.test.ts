@@ -134,7 +134,7 @@ describe('wfapi export traces', () => {
     assert.equal(logs.find((log) => log.body === 'trigger fired')!.timeUnixNano, nanos(fired.timestamp));
   });
 
-  it('sends identical trace and span ids when the same executions are exported twice', async () => {
+  it('sends identical trace and span ids when the same executions are exported twice, and no log records with --no-logs', async () => {
     await seed(6, 3);
     await exportTraces();
     const first = ids();
@@ -143,6 +143,11 @@ describe('wfapi export traces', () => {
     await exportTraces();
     assert.deepEqual(ids(), first);
     assert.equal(new Set(receiver.spans.map((span) => span.spanId)).size, receiver.spans.length);
+    receiver.reset();
+    await exportTraces(['--no-logs']);
+    assert.equal(receiver.spans.length, 15);
+    assert.deepEqual(receiver.logRecords, []);
+    assert.ok(receiver.requests.every((request) => request.path === '/v1/traces'));
   });
 
   it('filters by --workflow, --since and --until, and with --state sends only executions not sent before', async () => {

@@ -21,6 +21,7 @@ interface TracesOptions extends ConnectionOptions {
   workflow?: string;
   state?: string;
   follow: boolean;
+  logs: boolean;
   interval: number;
   lag: number;
   retries: number;
@@ -69,6 +70,7 @@ export function registerTraces(exportCommand: Command): void {
         '--state <file>',
         'incremental: read where the last export ended, and record where this one ends',
       )
+      .option('--no-logs', 'spans only: send no log records (for a receiver of traces only)')
       .option('--follow', 'keep running: export what settled since the last run every --interval')
       .addOption(
         new Option('--interval <duration>', 'with --follow: the wait between runs')
@@ -118,6 +120,7 @@ export function registerTraces(exportCommand: Command): void {
         const runOnce = async (now: number) => {
           const request: TracesRequest = {
             kind: 'traces',
+            logs: options.logs,
             filter: { workflowUuid: workflowUuid || undefined },
             since: options.since,
             until: options.until,

@@ -12,6 +12,8 @@ const BATCH = 100;
 
 export interface TracesRequest extends WindowRequest {
   readonly kind: 'traces';
+  /** Whether log lines are read and sent as log records (`--no-logs` turns it off). */
+  readonly logs: boolean;
 }
 
 export interface TracesSummary extends ExportSummary {
@@ -48,7 +50,7 @@ export async function exportTraces(
       signal,
     )) {
       const traced = await perExecution(batch.executions, (execution) =>
-        detailsOf(client, execution, signal),
+        detailsOf(client, execution, request.logs, signal),
       );
       const batchSpans = traced.flatMap((one) => spansOf(source, one));
       const batchLogs = traced.flatMap((one) => logRecordsOf(source, one));
@@ -68,12 +70,13 @@ export async function exportTraces(
 async function detailsOf(
   client: Client,
   execution: Execution,
+  withLogs: boolean,
   signal: AbortSignal | undefined,
 ): Promise<TracedExecution> {
   const input = { workflowExecutionUUID: execution.uuid };
   const [events, logs] = await Promise.all([
     client.workflowExecutionEvents(input, { signal }),
-    client.workflowExecutionLogs(input, { signal }),
+    withLogs ? client.workflowExecutionLogs(input, { signal }) : { data: [] },
   ]);
   return { execution, events: events.data ?? [], logs: logs.data ?? [] };
 }
