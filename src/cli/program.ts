@@ -1,6 +1,7 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
+import { packageVersion } from './package-version.js';
 
 /** Each folder of commands/ holds one command: `cli.ts` exports `register(program)`. */
 export interface CommandModule {
@@ -8,12 +9,6 @@ export interface CommandModule {
 }
 
 const COMMANDS_DIR = new URL('./commands/', import.meta.url);
-
-/** The package's version, from its package.json (two levels up from both src/cli and dist/cli). */
-export function packageVersion(): string {
-  const file = new URL('../../package.json', import.meta.url);
-  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
-}
 
 export async function buildProgram(): Promise<Command> {
   const program = new Command('wfapi')

@@ -3,7 +3,7 @@ import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic
 import { type Command, Option } from 'commander';
 import { type ConnectionOptions, withClient, withConnectionOptions } from '../../../client-options.js';
 import { CliError, EXIT } from '../../../exit-codes.js';
-import { packageVersion } from '../../../program.js';
+import { packageVersion } from '../../../package-version.js';
 import { progressBar } from '../../../render/progress-bar.js';
 import { durationOption, formatInstant, instantOption } from '../../../time-input.js';
 import { resolveWorkflow } from '../../../workflow-ref.js';
