@@ -3,8 +3,9 @@ import { parseRetryAfter, type RetryPolicy, retryDelay, sleep } from './retry.js
 
 /**
  * One request over HTTP with a time limit per attempt, cancellation and retries: GraphQL for
- * the SDK and the AdminClient, NDJSON chunks for the ingest client. Uses only what Node 20 and
- * browsers both provide: fetch, AbortController and timers.
+ * the SDK and the AdminClient, NDJSON chunks for the ingest client, OTLP protobuf for
+ * `wfapi export traces`. Uses only what Node 20 and browsers both provide: fetch,
+ * AbortController and timers.
  */
 
 export interface ClientOptions {

@@ -191,10 +191,13 @@ describe('wfapi export traces', () => {
     );
     try {
       await follower.waitFor(/exported 3 executions/, 30_000, 'stderr');
+      // It starts a moment ahead: with --lag 0s, a run that began before the ingestion committed
+      // may already have moved its watermark past an instant just behind now.
+      const startedAt = Date.now() + 3000;
       const fresh = execution(tenant.organizationId, data.workflows[1]!.uuid as string, {
-        startedAt: new Date(Date.now() - 50).toISOString(),
+        startedAt: new Date(startedAt).toISOString(),
         status: 'SUCCESS',
-        finishedAt: new Date().toISOString(),
+        finishedAt: new Date(startedAt + 100).toISOString(),
       });
       await ingest(ctx.db, [fresh]);
       await follower.waitFor(/exported 1 executions/, 30_000, 'stderr');
