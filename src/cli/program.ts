@@ -1,6 +1,7 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
+import { packageVersion } from './package-version.js';
 
 /** Each folder of commands/ holds one command: `cli.ts` exports `register(program)`. */
 export interface CommandModule {
@@ -9,17 +10,14 @@ export interface CommandModule {
 
 const COMMANDS_DIR = new URL('./commands/', import.meta.url);
 
-/** The package's version, from its package.json (two levels up from both src/cli and dist/cli). */
-export function packageVersion(): string {
-  const file = new URL('../../package.json', import.meta.url);
-  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
-}
-
 export async function buildProgram(): Promise<Command> {
   const program = new Command('wfapi')
     .description('wfapi: a self-hostable GraphQL read API for a workflow platform')
     .version(packageVersion(), '-V, --version', 'print the version of wfapi')
     .showHelpAfterError()
+    // Options are read by the command they follow, so a subcommand (`export traces`) may take
+    // options of the same name as its parent's.
+    .enablePositionalOptions()
     .exitOverride();
   // A folder without its cli file (e.g. one still being written) is not a command.
   const names = readdirSync(fileURLToPath(COMMANDS_DIR), { withFileTypes: true })

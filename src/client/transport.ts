@@ -3,8 +3,9 @@ import { parseRetryAfter, type RetryPolicy, retryDelay, sleep } from './retry.js
 
 /**
  * One request over HTTP with a time limit per attempt, cancellation and retries: GraphQL for
- * the SDK and the AdminClient, NDJSON chunks for the ingest client. Uses only what Node 20 and
- * browsers both provide: fetch, AbortController and timers.
+ * the SDK and the AdminClient, NDJSON chunks for the ingest client, OTLP protobuf for
+ * `wfapi export traces`. Uses only what Node 20 and browsers both provide: fetch,
+ * AbortController and timers.
  */
 
 export interface ClientOptions {
@@ -33,8 +34,8 @@ export interface ClientOptions {
 export interface TransportOptions extends Omit<ClientOptions, 'url' | 'apiKey'> {
   /** The GraphQL endpoint itself, e.g. `http://127.0.0.1:4000/graphql`. */
   readonly endpoint: string;
-  /** The `Authorization` header, e.g. `Apikey wfk_...` or `Bearer <operator token>`. */
-  readonly authorization: string;
+  /** The `Authorization` header, e.g. `Apikey wfk_...` or `Bearer <operator token>`; none when absent. */
+  readonly authorization?: string;
   /** The bodies' media type (default application/json) and the answers' accepted ones. */
   readonly contentType?: string;
   readonly accept?: string;
@@ -106,7 +107,7 @@ export class Transport {
       ...options.headers,
       'content-type': options.contentType ?? 'application/json',
       accept: options.accept ?? ACCEPT,
-      authorization: options.authorization,
+      ...(options.authorization === undefined ? {} : { authorization: options.authorization }),
     };
     this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   }
@@ -124,7 +125,11 @@ export class Transport {
    * Sends `body` until `read` accepts an answer, the failure is final (an error that is not
    * retryable, from `read` or the network) or the retries run out; resolves with what `read` made.
    */
-  async send<T>(body: string, read: (answer: Answer) => T, options: RequestOptions = {}): Promise<T> {
+  async send<T>(
+    body: string | Uint8Array<ArrayBuffer>,
+    read: (answer: Answer) => T,
+    options: RequestOptions = {},
+  ): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       options.signal?.throwIfAborted();
       try {
@@ -167,7 +172,11 @@ export class Transport {
     }) as never;
   }
 
-  private async attempt<T>(body: string, read: (answer: Answer) => T, options: RequestOptions): Promise<T> {
+  private async attempt<T>(
+    body: string | Uint8Array<ArrayBuffer>,
+    read: (answer: Answer) => T,
+    options: RequestOptions,
+  ): Promise<T> {
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), timeoutMs);

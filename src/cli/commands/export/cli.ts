@@ -16,6 +16,7 @@ import {
   type ExportSummary,
   exportRecords,
 } from './main.js';
+import { registerTraces } from './traces/cli.js';
 
 const ROW_NOUNS: Readonly<Record<ExportKind, string>> = {
   executions: 'executions',
@@ -35,9 +36,11 @@ interface ExportOptions extends ConnectionOptions {
 }
 
 export function register(program: Command): void {
-  withConnectionOptions(
+  const command = withConnectionOptions(
     program
       .command('export')
+      // Its options before `traces` are its own; those after it are the subcommand's.
+      .enablePositionalOptions()
       .description(
         'Stream executions, log lines or capability events; --state resumes where the last run ended',
       )
@@ -107,6 +110,7 @@ export function register(program: Command): void {
       (_kind, options) => options,
     ),
   );
+  registerTraces(command);
 }
 
 /** The closing line on standard error: what was written and where the state now stands. */

@@ -5,6 +5,9 @@ import type { ExportFilter, ExportWindow } from './window.js';
 
 export const EXPORT_KINDS = ['executions', 'logs', 'events'] as const;
 export type ExportKind = (typeof EXPORT_KINDS)[number];
+/** What a state file may record: the kinds of `wfapi export`, and `traces` of `wfapi export traces`. */
+export const STATE_KINDS = [...EXPORT_KINDS, 'traces'] as const;
+export type StateKind = (typeof STATE_KINDS)[number];
 
 /**
  * Where an incremental export ended. Everything of `kind` and `filter` whose execution started
@@ -13,7 +16,7 @@ export type ExportKind = (typeof EXPORT_KINDS)[number];
  */
 export interface ExportState {
   readonly version: 1;
-  readonly kind: ExportKind;
+  readonly kind: StateKind;
   readonly filter: ExportFilter;
   readonly watermark: string;
   readonly boundary: readonly string[];
@@ -47,7 +50,7 @@ export async function readState(path: string): Promise<ExportState | undefined> 
   const statuses = filter.status;
   const valid =
     raw?.version === 1 &&
-    (EXPORT_KINDS as readonly unknown[]).includes(raw.kind) &&
+    (STATE_KINDS as readonly unknown[]).includes(raw.kind) &&
     typeof raw.watermark === 'string' &&
     !Number.isNaN(Date.parse(raw.watermark)) &&
     isStringArray(raw.boundary) &&
@@ -66,13 +69,38 @@ export async function writeState(path: string, state: ExportState): Promise<void
   await rename(temporary, path);
 }
 
+/**
+ * Where an incremental export keeps its state: a `--state` file, or memory for a `--follow`
+ * run without one (it then starts over when restarted). `label` names it in messages.
+ */
+export interface StateStore {
+  readonly label: string;
+  read(): Promise<ExportState | undefined>;
+  write(state: ExportState): Promise<void>;
+}
+
+export function fileStateStore(path: string): StateStore {
+  return { label: path, read: () => readState(path), write: (state) => writeState(path, state) };
+}
+
+export function memoryStateStore(): StateStore {
+  let saved: ExportState | undefined;
+  return {
+    label: '(memory)',
+    read: async () => saved,
+    write: async (state) => {
+      saved = state;
+    },
+  };
+}
+
 function sameFilter(a: ExportFilter, b: ExportFilter): boolean {
   const statuses = (f: ExportFilter) => [...(f.status ?? [])].sort().join(',');
   return (a.workflowUuid ?? '') === (b.workflowUuid ?? '') && statuses(a) === statuses(b);
 }
 
 export interface WindowRequest {
-  readonly kind: ExportKind;
+  readonly kind: StateKind;
   readonly filter: ExportFilter;
   readonly since: Date | undefined;
   readonly until: Date | undefined;

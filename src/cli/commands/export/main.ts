@@ -1,15 +1,8 @@
 import { type Client, OBJECT_FIELDS } from '../../../client/index.js';
-import {
-  type ExportKind,
-  isEmptyWindow,
-  nextState,
-  planWindow,
-  readState,
-  type WindowRequest,
-  writeState,
-} from './export-state.js';
+import { type ExportKind, fileStateStore, type WindowRequest } from './export-state.js';
 import { type ExportFormat, encoderFor } from './formats.js';
-import { type Execution, type ExportFilter, type ExportWindow, executionsInWindow } from './window.js';
+import { type ExportSummary, exportWindow, type WindowResult } from './incremental.js';
+import { batchesInWindow, type Execution, type ExportFilter, type ExportWindow } from './window.js';
 
 type Row = Readonly<Record<string, unknown>>;
 
@@ -25,25 +18,13 @@ export interface ExportProgress {
 }
 
 export interface ExportRequest extends WindowRequest {
+  readonly kind: ExportKind;
   readonly format: ExportFormat;
   /** Incremental: the state file to resume from and to advance. */
   readonly statePath: string | undefined;
 }
 
-export interface ExportSummary {
-  readonly window: ExportWindow;
-  /** True when nothing has settled since the last run; nothing was written. */
-  readonly empty: boolean;
-  readonly executions: number;
-  readonly rows: number;
-}
-
-interface StreamResult {
-  readonly executions: number;
-  readonly rows: number;
-  /** Uuids of the executions that started exactly at the window's end (the next boundary). */
-  readonly atEnd: readonly string[];
-}
+export type { ExportSummary };
 
 /** Columns of each kind; log and event lines lead with their execution's uuid. */
 export const EXPORT_COLUMNS: Readonly<Record<ExportKind, readonly string[]>> = {
@@ -56,26 +37,18 @@ export const EXPORT_COLUMNS: Readonly<Record<ExportKind, readonly string[]>> = {
 const BATCH = 100;
 const CONCURRENCY = 4;
 
-/**
- * One export: plans its window (from the state file when incremental), streams the window to
- * the sink, and only then advances the state file. A run that fails or is interrupted leaves the
- * state as it was, so the next run repeats the whole window rather than skipping any of it.
- */
-export async function exportRecords(
+/** One export of records to the sink (see exportWindow: the state advances only after a complete run). */
+export function exportRecords(
   client: Client,
   request: ExportRequest,
   sink: ExportSink,
   progress: ExportProgress,
   signal?: AbortSignal,
 ): Promise<ExportSummary> {
-  const { statePath } = request;
-  const state = statePath === undefined ? undefined : await readState(statePath);
-  const window = planWindow(statePath, state, request);
-  if (statePath !== undefined && isEmptyWindow(window))
-    return { window, empty: true, executions: 0, rows: 0 };
-  const result = await streamWindow(client, request, window, sink, progress, signal);
-  if (statePath !== undefined) await writeState(statePath, nextState(request, window, result.atEnd));
-  return { window, empty: false, executions: result.executions, rows: result.rows };
+  const store = request.statePath === undefined ? undefined : fileStateStore(request.statePath);
+  return exportWindow(request, store, (window) =>
+    streamWindow(client, request, window, sink, progress, signal),
+  );
 }
 
 /**
@@ -90,33 +63,26 @@ async function streamWindow(
   sink: ExportSink,
   progress: ExportProgress,
   signal: AbortSignal | undefined,
-): Promise<StreamResult> {
+): Promise<WindowResult> {
   const encoder = encoderFor(run.format, EXPORT_COLUMNS[run.kind]);
-  const endMs = window.to?.getTime();
   const atEnd: string[] = [];
   let executions = 0;
   let rows = 0;
-  let batch: Execution[] = [];
-  const flush = async () => {
-    const records = await recordsOf(client, run.kind, batch, signal);
-    await sink.write(records.map((record) => encoder.record(record)).join(''));
-    executions += batch.length;
-    rows += records.length;
-    batch = [];
-    progress.update(executions, rows);
-  };
   await sink.write(encoder.begin());
-  for await (const execution of executionsInWindow(client, run.filter, window, progress.start, signal)) {
-    if (Date.parse(execution.startedAt) === endMs) atEnd.push(execution.uuid);
-    batch.push(execution);
-    if (batch.length >= BATCH) await flush();
+  const batches = batchesInWindow(client, run.filter, window, BATCH, progress.start, signal);
+  for await (const batch of batches) {
+    const records = await recordsOf(client, run.kind, batch.executions, signal);
+    await sink.write(records.map((record) => encoder.record(record)).join(''));
+    executions += batch.executions.length;
+    rows += records.length;
+    atEnd.push(...batch.atEnd);
+    progress.update(executions, rows);
   }
-  await flush();
   await sink.write(encoder.end());
   return { executions, rows, atEnd };
 }
 
-/** The records of a batch in execution order, fetching lines for up to CONCURRENCY executions at once. */
+/** The records of a batch in execution order. */
 async function recordsOf(
   client: Client,
   kind: ExportKind,
@@ -124,16 +90,25 @@ async function recordsOf(
   signal: AbortSignal | undefined,
 ): Promise<Row[]> {
   if (kind === 'executions') return executions.map((execution) => ({ ...execution }));
-  const lines: Row[][] = new Array(executions.length);
+  const lines = await perExecution(executions, (execution) => linesOf(client, kind, execution.uuid, signal));
+  return lines.flat();
+}
+
+/** `fetch` of each execution, in their order, for up to CONCURRENCY executions at once. */
+export async function perExecution<T>(
+  executions: readonly Execution[],
+  fetch: (execution: Execution) => Promise<T>,
+): Promise<T[]> {
+  const results: T[] = new Array(executions.length);
   let next = 0;
   const worker = async () => {
     while (next < executions.length) {
       const index = next++;
-      lines[index] = await linesOf(client, kind, executions[index]!.uuid, signal);
+      results[index] = await fetch(executions[index]!);
     }
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, executions.length) }, worker));
-  return lines.flat();
+  return results;
 }
 
 async function linesOf(

@@ -64,3 +64,28 @@ export async function* executionsInWindow(
     }
   }
 }
+
+/**
+ * The executions of the window (executionsInWindow) in batches of up to `size`, oldest first,
+ * each with the uuids of its executions that started exactly at the window's end.
+ */
+export async function* batchesInWindow(
+  client: Client,
+  filter: ExportFilter,
+  window: ExportWindow,
+  size: number,
+  onTotal: (count: number) => void = () => {},
+  signal?: AbortSignal,
+): AsyncGenerator<{ executions: Execution[]; atEnd: string[] }, void, undefined> {
+  const endMs = window.to?.getTime();
+  let batch: { executions: Execution[]; atEnd: string[] } = { executions: [], atEnd: [] };
+  for await (const execution of executionsInWindow(client, filter, window, onTotal, signal)) {
+    if (Date.parse(execution.startedAt) === endMs) batch.atEnd.push(execution.uuid);
+    batch.executions.push(execution);
+    if (batch.executions.length >= size) {
+      yield batch;
+      batch = { executions: [], atEnd: [] };
+    }
+  }
+  if (batch.executions.length > 0) yield batch;
+}

@@ -1,0 +1,177 @@
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+import { type Command, Option } from 'commander';
+import { type ConnectionOptions, withClient, withConnectionOptions } from '../../../client-options.js';
+import { CliError, EXIT } from '../../../exit-codes.js';
+import { packageVersion } from '../../../package-version.js';
+import { progressBar } from '../../../render/progress-bar.js';
+import { durationOption, formatInstant, instantOption } from '../../../time-input.js';
+import { resolveWorkflow } from '../../../workflow-ref.js';
+import { fileStateStore, memoryStateStore } from '../export-state.js';
+import { follow } from '../incremental.js';
+import { exportTraces, type TracesRequest, type TracesSummary } from './export-traces.js';
+import type { TelemetrySource } from './otlp-records.js';
+import { OtlpSender } from './otlp-sender.js';
+
+interface TracesOptions extends ConnectionOptions {
+  endpoint: string;
+  header: Record<string, string>;
+  since?: Date;
+  until?: Date;
+  workflow?: string;
+  state?: string;
+  follow: boolean;
+  logs: boolean;
+  interval: number;
+  lag: number;
+  retries: number;
+  progress: boolean;
+}
+
+function headerOption(text: string, previous: Record<string, string>): Record<string, string> {
+  const at = text.indexOf('=');
+  if (at <= 0) throw new CliError(`--header: expected name=value, got "${text}"`, EXIT.USAGE);
+  return { ...previous, [text.slice(0, at).trim().toLowerCase()]: text.slice(at + 1).trim() };
+}
+
+function countOption(text: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0)
+    throw new CliError(`expected a whole number, got "${text}"`, EXIT.USAGE);
+  return value;
+}
+
+/** `wfapi export traces`: executions as OpenTelemetry traces and logs over OTLP/HTTP (docs/opentelemetry.md). */
+export function registerTraces(exportCommand: Command): void {
+  withConnectionOptions(
+    exportCommand
+      .command('traces')
+      .description(
+        'Send executions as OpenTelemetry traces (CI/CD conventions) and log records to an OTLP/HTTP endpoint',
+      )
+      .requiredOption(
+        '--endpoint <url>',
+        'the OTLP/HTTP base URL, e.g. http://127.0.0.1:4318 (posts to /v1/traces and /v1/logs)',
+      )
+      .option(
+        '--header <name=value>',
+        'a header for the OTLP endpoint, repeatable (e.g. authorization=Bearer ...)',
+        headerOption,
+        {},
+      )
+      .option(
+        '--since <when>',
+        'executions started at or after: 30d, a date or a date-time (with --state: the first run only)',
+        instantOption,
+      )
+      .option('--until <when>', 'executions started at or before: 1h, a date or a date-time', instantOption)
+      .option('--workflow <workflow>', 'only this workflow (uuid or exact name)')
+      .option(
+        '--state <file>',
+        'incremental: read where the last export ended, and record where this one ends',
+      )
+      .option('--no-logs', 'spans only: send no log records (for a receiver of traces only)')
+      .option('--follow', 'keep running: export what settled since the last run every --interval')
+      .addOption(
+        new Option('--interval <duration>', 'with --follow: the wait between runs')
+          .argParser(durationOption)
+          .default(30_000, '30s'),
+      )
+      .addOption(
+        new Option('--lag <duration>', 'incremental: leave out executions that started this recently')
+          .argParser(durationOption)
+          .default(5 * 60_000, '5m'),
+      )
+      .addOption(
+        new Option('--retries <count>', 'retries of one OTLP request after a 429, a 5xx or a network failure')
+          .argParser(countOption)
+          .default(5),
+      )
+      .option('--no-progress', 'no progress bar on standard error'),
+    { json: false },
+  ).action(
+    withClient(
+      async (client, options: TracesOptions) => {
+        const sender = new OtlpSender({
+          endpoint: options.endpoint,
+          headers: options.header,
+          timeoutMs: options.timeout,
+          retries: options.retries,
+          onRetry: (what, { attempt, delayMs, error }) =>
+            process.stderr.write(
+              `wfapi: sending ${what} failed (${error.message}); retry ${attempt} in ${delayMs} ms\n`,
+            ),
+        });
+        const workflowUuid = options.workflow && (await resolveWorkflow(client, options.workflow)).uuid;
+        const source: TelemetrySource = {
+          resource: resourceFromAttributes({
+            [ATTR_SERVICE_NAME]: 'wfapi',
+            [ATTR_SERVICE_VERSION]: packageVersion(),
+          }),
+          scope: { name: 'wfapi', version: packageVersion() },
+        };
+        const store =
+          options.state !== undefined
+            ? fileStateStore(options.state)
+            : options.follow
+              ? memoryStateStore()
+              : undefined;
+        const abort = new AbortController();
+        const runOnce = async (now: number) => {
+          const request: TracesRequest = {
+            kind: 'traces',
+            logs: options.logs,
+            filter: { workflowUuid: workflowUuid || undefined },
+            since: options.since,
+            until: options.until,
+            lagMs: options.lag,
+            now,
+          };
+          const bar = progressBar<{ rows: number }>(
+            'traces {bar} {percentage}% | {value}/{total} executions | {rows} spans and log records | ETA {eta_formatted}',
+            { enabled: options.progress && !options.follow, clearOnComplete: true, etaBuffer: 50 },
+          );
+          try {
+            const summary = await exportTraces(
+              client,
+              request,
+              store,
+              sender,
+              source,
+              {
+                start: (total) => bar.start(total, 0, { rows: 0 }),
+                update: (executions, rows) => bar.update(executions, { rows }),
+              },
+              abort.signal,
+            );
+            process.stderr.write(`wfapi: ${describe(sender.base, options.state, summary)}\n`);
+          } finally {
+            bar.stop();
+          }
+        };
+        if (!options.follow) return runOnce(Date.now());
+        const stop = () => abort.abort(new Error('stopped'));
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+        try {
+          await follow(runOnce, options.interval, abort.signal);
+        } finally {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+        }
+      },
+      (options) => options,
+    ),
+  );
+}
+
+/** The closing line of a run on standard error. */
+function describe(endpoint: string, statePath: string | undefined, summary: TracesSummary): string {
+  const { window } = summary;
+  if (summary.empty) {
+    return `nothing new to export: executions from ${formatInstant(window.from!)} on have not settled yet`;
+  }
+  const range = window.to ? ` started up to ${formatInstant(window.to)}` : '';
+  const saved = statePath === undefined ? '' : `; state saved to ${statePath}`;
+  return `exported ${summary.executions} executions as ${summary.spans} spans and ${summary.logRecords} log records to ${endpoint}${range}${saved}`;
+}
