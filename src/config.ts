@@ -79,6 +79,15 @@ export interface Config {
     /** How long a scrape waits for the platform metrics before serving the last ones read. */
     readonly platformTimeoutMs: number;
   };
+  /** Ingestion through NATS JetStream (contract section 6); see src/ingest/nats-worker.ts. */
+  readonly nats: {
+    /** Server URL(s), comma-separated; `wfapi ingest-worker` needs it. */
+    readonly url: string | undefined;
+    /** Messages a worker pulls at once and commits together before it pulls again. */
+    readonly batchMessages: number;
+    /** How long JetStream waits for an acknowledgement before redelivering (the worker says it is still working meanwhile). */
+    readonly ackWaitMs: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -180,6 +189,11 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
       maxWorkflows: int(env, 'WFAPI_METRICS_MAX_WORKFLOWS', 500, 1, 100_000),
       platformTimeoutMs: int(env, 'WFAPI_METRICS_TIMEOUT_MS', 5000, 10, 600_000),
     },
+    nats: {
+      url: str(env, 'WFAPI_NATS_URL'),
+      batchMessages: int(env, 'WFAPI_NATS_BATCH_MESSAGES', 20, 1, 10_000),
+      ackWaitMs: int(env, 'WFAPI_NATS_ACK_WAIT_MS', 60_000, 1000, 3_600_000),
+    },
   };
   const merged = {
     ...base,
@@ -189,6 +203,7 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
     authFailureLimit: { ...base.authFailureLimit, ...overrides.authFailureLimit },
     connections: { ...base.connections, ...overrides.connections },
     metrics: { ...base.metrics, ...overrides.metrics },
+    nats: { ...base.nats, ...overrides.nats },
   } as Config;
   return deepFreeze(merged);
 }
