@@ -12,12 +12,7 @@
  * acknowledged: a slow database slows consumption, and messages wait in the stream, never in
  * memory. A database failure leaves the batch unacknowledged (negatively, with a delay), never drops it.
  */
-import {
-  type ConsumerMessages,
-  type JetStreamClient,
-  type JsMsg,
-  jetstreamManager,
-} from '@nats-io/jetstream';
+import { type JetStreamClient, type JsMsg, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { Database } from '../db/database.js';
 import { ingestNdjson } from './ingest-stream.js';
@@ -106,21 +101,22 @@ export async function startIngestWorker(options: IngestWorkerOptions): Promise<I
     const consumer = await js.consumers.get(INGEST_STREAM, INGEST_CONSUMER);
     const stats: IngestWorkerStats = { messages: 0, accepted: 0, rejected: 0, failures: 0 };
     let stopping = false;
-    let pulling: ConsumerMessages | undefined;
 
     const loop = async () => {
       while (!stopping) {
         const batch: JsMsg[] = [];
         try {
-          pulling = await consumer.fetch({ max_messages: options.batchMessages, expires: FETCH_EXPIRES_MS });
-          // A stop ends the pull; the messages received by then are still stored and acknowledged.
-          for await (const message of pulling) batch.push(message);
+          // A stop lets the pull in progress end by itself (within FETCH_EXPIRES_MS): closing it
+          // early would drop messages the server is sending, to be redelivered only after the ack wait.
+          const pulled = await consumer.fetch({
+            max_messages: options.batchMessages,
+            expires: FETCH_EXPIRES_MS,
+          });
+          for await (const message of pulled) batch.push(message);
         } catch (error) {
           if (stopping) break;
           log(`pulling failed, retrying: ${(error as Error).message}`);
           await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
-        } finally {
-          pulling = undefined;
         }
         if (batch.length > 0) await handleBatch(batch);
       }
@@ -217,7 +213,6 @@ export async function startIngestWorker(options: IngestWorkerOptions): Promise<I
       stop() {
         stoppedAll ??= (async () => {
           stopping = true;
-          await pulling?.close();
           try {
             await stopped;
           } finally {
