@@ -285,6 +285,10 @@ describe('ingestion through NATS JetStream', () => {
       const usage = await runCli(['ingest', file, '--nats', nats.url]);
       assert.equal(usage.code, 2);
       assert.match(usage.stderr, /--nats needs --organization/);
+
+      const unreachable = await runCli(['ingest', file, '--nats', 'nats://127.0.0.1:1', '--organization', org]);
+      assert.equal(unreachable.code, 5, unreachable.stderr);
+      assert.match(unreachable.stderr, /cannot reach NATS at nats:\/\/127\.0\.0\.1:1/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

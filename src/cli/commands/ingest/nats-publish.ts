@@ -7,8 +7,8 @@
  * stream's duplicate window; beyond it, ingestion's own idempotency changes nothing.
  */
 import { createHash } from 'node:crypto';
-import { type JetStreamClient, jetstreamManager } from '@nats-io/jetstream';
-import { connect, headers } from '@nats-io/transport-node';
+import { type JetStreamClient, jetstreamManager, type PubAck } from '@nats-io/jetstream';
+import { connect, headers, type MsgHdrs, type NatsConnection, TimeoutError } from '@nats-io/transport-node';
 import {
   ensureStreams,
   FIRST_LINE_HEADER,
@@ -66,16 +66,39 @@ export class NatsPublishError extends Error {
 const messageId = (subject: string, firstLine: number, body: Uint8Array) =>
   createHash('sha256').update(`${subject}\n${firstLine}\n`).update(body).digest('hex');
 
+/** Attempts at one publish that JetStream does not confirm in time (a busy server); the same id makes a retry safe. */
+const PUBLISH_ATTEMPTS = 5;
+const PUBLISH_TIMEOUT_MS = 10_000;
+
+async function publishConfirmed(
+  js: JetStreamClient,
+  subject: string,
+  body: Uint8Array,
+  options: { msgID: string; headers: MsgHdrs },
+): Promise<PubAck> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await js.publish(subject, body, { ...options, timeout: PUBLISH_TIMEOUT_MS });
+    } catch (error) {
+      if (!(error instanceof TimeoutError) || attempt >= PUBLISH_ATTEMPTS) throw error;
+    }
+  }
+}
+
 export async function publishNdjson(
   target: NatsTarget,
   lines: AsyncIterable<NdjsonLine>,
   onProgress?: (progress: NatsPublishProgress) => void,
 ): Promise<NatsPublishResult> {
   const subject = ingestSubject(target.organizationId);
-  const nc = await connect({
-    servers: target.natsUrl.split(',').map((url) => url.trim()),
-    name: 'wfapi-ingest',
-  });
+  let nc: NatsConnection;
+  try {
+    nc = await connect({ servers: target.natsUrl.split(',').map((url) => url.trim()), name: 'wfapi-ingest' });
+  } catch (error) {
+    throw new NatsPublishError(`cannot reach NATS at ${target.natsUrl}: ${(error as Error).message}`, 0, {
+      cause: error,
+    });
+  }
   const encoder = new TextEncoder();
   const maxBytes = Math.max(1024, (nc.info?.max_payload ?? 1024 * 1024) - HEADER_ROOM);
   const rejected: Array<{ line: number; error: string }> = [];
@@ -99,8 +122,10 @@ export async function publishNdjson(
       }
       const h = headers();
       h.set(FIRST_LINE_HEADER, String(firstLine));
-      const sent: Promise<void> = js
-        .publish(subject, body, { msgID: messageId(subject, firstLine, body), headers: h })
+      const sent: Promise<void> = publishConfirmed(js, subject, body, {
+        msgID: messageId(subject, firstLine, body),
+        headers: h,
+      })
         .then(
           (ack) => {
             messages++;
