@@ -286,7 +286,14 @@ describe('ingestion through NATS JetStream', () => {
       assert.equal(usage.code, 2);
       assert.match(usage.stderr, /--nats needs --organization/);
 
-      const unreachable = await runCli(['ingest', file, '--nats', 'nats://127.0.0.1:1', '--organization', org]);
+      const unreachable = await runCli([
+        'ingest',
+        file,
+        '--nats',
+        'nats://127.0.0.1:1',
+        '--organization',
+        org,
+      ]);
       assert.equal(unreachable.code, 5, unreachable.stderr);
       assert.match(unreachable.stderr, /cannot reach NATS at nats:\/\/127\.0\.0\.1:1/);
     } finally {
