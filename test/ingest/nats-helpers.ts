@@ -22,6 +22,8 @@ export interface NatsClient {
   ): Promise<void>;
   /** Every rejection report published on `subject` so far, in order. */
   rejections(subject: string): Promise<RejectedMessage[]>;
+  /** Messages of the shared consumer not yet delivered, and delivered but not acknowledged. */
+  consumerState(): Promise<{ pending: number; unacknowledged: number }>;
   /** Resolves once the shared consumer has nothing pending and nothing unacknowledged. */
   drained(timeoutMs?: number): Promise<{ delivered: number; redelivered: number }>;
   close(): Promise<void>;
@@ -53,6 +55,10 @@ export async function natsClient(url: string): Promise<NatsClient> {
         found.push(message.json<RejectedMessage>());
       }
       return found;
+    },
+    async consumerState() {
+      const info = await jsm.consumers.info(INGEST_STREAM, INGEST_CONSUMER);
+      return { pending: info.num_pending, unacknowledged: info.num_ack_pending };
     },
     async drained(timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs;

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { publishNdjson } from '../../src/cli/commands/ingest/nats-publish.js';
 import type { Database } from '../../src/db/database.js';
 import { ingestSubject, rejectedSubject } from '../../src/ingest/nats-jetstream.js';
@@ -249,6 +250,29 @@ describe('ingestion through NATS JetStream', () => {
     } finally {
       await second.stop();
     }
+  });
+
+  it('a stopped worker stores and acknowledges the batch in hand and leaves the rest in the stream', async () => {
+    const tenant = await createTenant(database.db, 'Stop');
+    const org = tenant.organizationId;
+    await worker.stop();
+    const flow = workflow(org);
+    const MESSAGES = 20;
+    for (let m = 0; m < MESSAGES; m++) {
+      const runs = Array.from({ length: 50 }, () => execution(org, flow.uuid as string));
+      await client.publish(ingestSubject(org), m === 0 ? [flow, ...runs] : runs);
+    }
+    const stopping = await startIngestWorker(workerOptions());
+    while (stopping.stats.messages === 0) await sleep(5);
+    await stopping.stop();
+    const state = await client.consumerState();
+    assert.equal(state.unacknowledged, 0, 'nothing is left in hand to wait for its ack wait');
+    assert.ok(state.pending > 0, 'stopped before the end of the stream');
+    assert.equal((await counts(database.db, org)).executions, stopping.stats.messages * 50);
+
+    worker = await startIngestWorker(workerOptions());
+    await client.drained();
+    assert.equal((await counts(database.db, org)).executions, MESSAGES * 50);
   });
 
   it('`wfapi ingest FILE --nats` publishes a file end to end, and a re-run is deduplicated by JetStream', async () => {
