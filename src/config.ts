@@ -95,6 +95,15 @@ export interface Config {
     /** How often the server reads the change feed for all its open streams (one query). */
     readonly pollMs: number;
   };
+  /** Ingestion through NATS JetStream (contract section 6); see src/ingest/nats-worker.ts. */
+  readonly nats: {
+    /** Server URL(s), comma-separated; `wfapi ingest-worker` needs it. */
+    readonly url: string | undefined;
+    /** Messages a worker pulls at once and commits together before it pulls again. */
+    readonly batchMessages: number;
+    /** How long JetStream waits for an acknowledgement before redelivering (the worker says it is still working meanwhile). */
+    readonly ackWaitMs: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -203,6 +212,11 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
       heartbeatMs: int(env, 'WFAPI_SSE_HEARTBEAT_MS', 15_000, 10, 600_000),
       pollMs: int(env, 'WFAPI_SSE_POLL_MS', 500, 10, 60_000),
     },
+    nats: {
+      url: str(env, 'WFAPI_NATS_URL'),
+      batchMessages: int(env, 'WFAPI_NATS_BATCH_MESSAGES', 20, 1, 10_000),
+      ackWaitMs: int(env, 'WFAPI_NATS_ACK_WAIT_MS', 60_000, 1000, 3_600_000),
+    },
   };
   const merged = {
     ...base,
@@ -213,6 +227,7 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
     connections: { ...base.connections, ...overrides.connections },
     metrics: { ...base.metrics, ...overrides.metrics },
     events: { ...base.events, ...overrides.events },
+    nats: { ...base.nats, ...overrides.nats },
   } as Config;
   if (merged.databaseReplicaUrls.length > 0 && merged.databaseUrl === undefined) {
     throw new ConfigError(

@@ -25,6 +25,11 @@ export interface StreamLimits {
   readonly runBatch?: <T>(write: () => Promise<T>) => Promise<T>;
   /** Told each committed batch (e.g. metrics). */
   readonly onBatch?: (outcome: IngestBatchOutcome) => void;
+  /**
+   * The organization whose records these are (e.g. named by a NATS subject); a record of another
+   * one is rejected. Unset: each record names its own organization.
+   */
+  readonly organizationId?: string;
 }
 
 /** A committed batch: its records, and its rejections (of lines with or without a record). */
@@ -59,7 +64,7 @@ export class IngestInterruptedError extends Error {
 const MAX_ERROR_LENGTH = 500;
 
 /** The outcome of parsing one line: a record to store, a rejection, or nothing (a blank line). */
-function parseLine(line: NdjsonLine): NumberedRecord | Rejection | undefined {
+function parseLine(line: NdjsonLine, organizationId?: string): NumberedRecord | Rejection | undefined {
   if ('error' in line) return { line: line.line, error: line.error };
   if (line.text.trim() === '') return undefined;
   let value: unknown;
@@ -69,7 +74,14 @@ function parseLine(line: NdjsonLine): NumberedRecord | Rejection | undefined {
     return { line: line.line, error: `invalid JSON: ${(error as Error).message}`.slice(0, MAX_ERROR_LENGTH) };
   }
   try {
-    return { line: line.line, record: parseRecord(value) };
+    const record = parseRecord(value);
+    if (organizationId !== undefined && record.organizationId !== organizationId) {
+      return {
+        line: line.line,
+        error: `organizationId ${record.organizationId} is not ${organizationId}, the organization these records are sent for`,
+      };
+    }
+    return { line: line.line, record };
   } catch (error) {
     if (error instanceof RecordError)
       return { line: line.line, error: error.message.slice(0, MAX_ERROR_LENGTH) };
@@ -153,7 +165,7 @@ export async function ingestNdjson(
       lastLine = line.line;
       pendingLines++;
       pendingBytes += line.bytes;
-      const parsed = parseLine(line);
+      const parsed = parseLine(line, limits.organizationId);
       if (parsed && 'record' in parsed) records.push(parsed);
       else if (parsed) parseRejections.push(parsed);
       if (pendingLines >= limits.batchSize || pendingBytes >= limits.batchBytes) await flush();

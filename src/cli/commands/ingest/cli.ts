@@ -7,8 +7,12 @@ import {
   type IngestFlags,
   type IngestSummary,
   ingestMain,
+  ingestNatsMain,
   ingestSettings,
+  type NatsIngestSummary,
+  natsSettings,
 } from './main.js';
+import { DEFAULT_NATS_CHUNK_LINES } from './nats-publish.js';
 
 /** Rejections printed at the end; the summary gives the total. */
 const SHOWN_REJECTIONS = 20;
@@ -30,6 +34,20 @@ function printSummary(source: string, summary: IngestSummary): void {
       'hint: records are accepted only for an organization that exists on the server: `wfapi orgs list` shows ' +
         'them, `wfapi orgs create` makes one, and `wfapi simulate --org <id>` (or --create-org) writes records for it\n',
     );
+  }
+}
+
+function printNatsSummary(source: string, summary: NatsIngestSummary): void {
+  const rate = summary.seconds > 0 ? Math.round(summary.lines / summary.seconds) : summary.lines;
+  const duplicates = summary.duplicates > 0 ? ` (${summary.duplicates} already held by the stream)` : '';
+  process.stdout.write(
+    `${source === '-' ? 'stdin' : source}: ${summary.published} lines published to ${summary.subject} in ` +
+      `${summary.messages} messages${duplicates}, ${summary.rejectedCount} rejected, ` +
+      `${summary.lines} lines in ${summary.seconds.toFixed(1)} s (${rate} lines/s); ` +
+      `the worker reports rejected lines on ${summary.rejectedSubject}\n`,
+  );
+  for (const rejection of summary.rejected.slice(0, SHOWN_REJECTIONS)) {
+    process.stderr.write(`line ${rejection.line}: ${rejection.error}\n`);
   }
 }
 
@@ -67,9 +85,36 @@ export function register(program: Command): void {
     .option('--url <url>', 'server base URL (env WFAPI_URL, default http://127.0.0.1:4000)')
     .option('--token <token>', 'ingest token (env WFAPI_INGEST_TOKEN)')
     .option('--retries <n>', 'retries of a failed chunk, with exponential backoff (default 8)')
-    .option('--chunk-lines <n>', `lines per request (default ${DEFAULT_CHUNK_LINES})`)
+    .option(
+      '--chunk-lines <n>',
+      `lines per request (default ${DEFAULT_CHUNK_LINES}), or per message with --nats (default ${DEFAULT_NATS_CHUNK_LINES})`,
+    )
+    .option(
+      '--nats <url>',
+      'publish to NATS JetStream (subject wfapi.ingest.<organization>) instead of POSTing',
+    )
+    .option('--organization <id>', 'with --nats: the organization whose subject the lines go to')
     .option('--json', 'print the result as JSON instead of a summary')
     .action(async (file: string, flags: IngestFlags & { json?: boolean }) => {
+      if (flags.nats !== undefined) {
+        const target = natsSettings(flags);
+        const progress = uploadProgress();
+        try {
+          const summary = await ingestNatsMain({
+            ...target,
+            source: file,
+            stdin: process.stdin,
+            onProgress: progress.update,
+          });
+          progress.bar.stop();
+          if (flags.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+          else printNatsSummary(file, summary);
+          if (summary.rejectedCount > 0) process.exitCode = EXIT.FAILURE;
+        } finally {
+          progress.bar.stop();
+        }
+        return;
+      }
       const settings = ingestSettings(process.env, flags);
       const controller = new AbortController();
       const onSignal = () =>

@@ -7,14 +7,23 @@ import {
   type UploadResult,
   uploadNdjson,
 } from '../../../client/ingest-client.js';
-import { ndjsonLines } from '../../../ingest/ndjson-lines.js';
+import { type NdjsonLine, ndjsonLines } from '../../../ingest/ndjson-lines.js';
 import { CliError, EXIT, exitCodeOf } from '../../exit-codes.js';
+import {
+  DEFAULT_NATS_CHUNK_LINES,
+  NatsPublishError,
+  type NatsPublishResult,
+  type NatsTarget,
+  publishNdjson,
+} from './nats-publish.js';
 
 export interface IngestFlags {
   url?: string | undefined;
   token?: string | undefined;
   retries?: string | undefined;
   chunkLines?: string | undefined;
+  nats?: string | undefined;
+  organization?: string | undefined;
 }
 
 export interface IngestSettings extends IngestTarget {
@@ -79,13 +88,8 @@ export function ingestSettings(
   };
 }
 
-/**
- * Streams an NDJSON file (or standard input) to the server, line by line. A line the server
- * could never accept (too long, not UTF-8) is rejected here and sent as a blank line, so that
- * line numbers stay those of the source. Resolves with the totals; rejections are not failures.
- */
-export async function ingestMain(input: IngestCommandInput): Promise<IngestSummary> {
-  const started = performance.now();
+/** The source's bytes, counted as they are read, and its size when it is a file. */
+function openSource(input: { source: string; stdin: NodeJS.ReadableStream }) {
   let totalBytes: number | undefined;
   let source: AsyncIterable<Uint8Array>;
   if (input.source === '-') {
@@ -100,18 +104,28 @@ export async function ingestMain(input: IngestCommandInput): Promise<IngestSumma
     }
     source = createReadStream(input.source);
   }
-
-  let bytes = 0;
-  let lines = 0;
-  const local: UploadResult['rejected'] = [];
+  const counter = { bytes: 0, totalBytes };
   async function* counted(): AsyncGenerator<Uint8Array> {
     for await (const chunk of source) {
-      bytes += chunk.length;
+      counter.bytes += chunk.length;
       yield chunk;
     }
   }
+  return { counter, lines: ndjsonLines(counted()) };
+}
+
+/**
+ * Streams an NDJSON file (or standard input) to the server, line by line. A line the server
+ * could never accept (too long, not UTF-8) is rejected here and sent as a blank line, so that
+ * line numbers stay those of the source. Resolves with the totals; rejections are not failures.
+ */
+export async function ingestMain(input: IngestCommandInput): Promise<IngestSummary> {
+  const started = performance.now();
+  const { counter, lines: sourceLines } = openSource(input);
+  let lines = 0;
+  const local: UploadResult['rejected'] = [];
   async function* texts(): AsyncGenerator<string> {
-    for await (const line of ndjsonLines(counted())) {
+    for await (const line of sourceLines) {
       lines = line.line;
       if ('error' in line) {
         local.push({ line: line.line, error: line.error });
@@ -130,7 +144,12 @@ export async function ingestMain(input: IngestCommandInput): Promise<IngestSumma
       ...(input.signal ? { signal: input.signal } : {}),
       ...(input.onRetry ? { onRetry: input.onRetry } : {}),
       onProgress: (progress) =>
-        input.onProgress?.({ ...progress, rejected: progress.rejected + local.length, bytes, totalBytes }),
+        input.onProgress?.({
+          ...progress,
+          rejected: progress.rejected + local.length,
+          bytes: counter.bytes,
+          totalBytes: counter.totalBytes,
+        }),
     });
   } catch (error) {
     if (error instanceof IngestUploadError) {
@@ -145,8 +164,89 @@ export async function ingestMain(input: IngestCommandInput): Promise<IngestSumma
     rejected: [...local, ...result.rejected].sort((a, b) => a.line - b.line),
     rejectedCount: result.rejectedCount + local.length,
     lines,
-    bytes,
-    totalBytes,
+    bytes: counter.bytes,
+    totalBytes: counter.totalBytes,
+    seconds: (performance.now() - started) / 1000,
+  };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** `--nats` and `--organization` (the subject's organization), with --chunk-lines as lines per message. */
+export function natsSettings(flags: IngestFlags): NatsTarget {
+  const organizationId = flags.organization;
+  if (!organizationId || !UUID.test(organizationId)) {
+    throw new CliError(
+      `--nats needs --organization <id>, the organization whose subject the lines are published to${organizationId ? `; "${organizationId}" is not a uuid` : ''}`,
+      EXIT.USAGE,
+    );
+  }
+  if (flags.url !== undefined || flags.token !== undefined) {
+    throw new CliError('--nats publishes instead of POSTing: --url and --token do not apply', EXIT.USAGE);
+  }
+  return {
+    natsUrl: flags.nats!,
+    organizationId: organizationId.toLowerCase(),
+    chunkLines: Math.max(
+      1,
+      positiveInt(flags.chunkLines, '--chunk-lines', DEFAULT_NATS_CHUNK_LINES, 100_000),
+    ),
+  };
+}
+
+export interface NatsIngestSummary extends NatsPublishResult {
+  lines: number;
+  bytes: number;
+  totalBytes: number | undefined;
+  seconds: number;
+}
+
+/**
+ * Publishes an NDJSON file (or standard input) to the organization's ingest subject. The worker
+ * stores the lines later; what it rejects it publishes on `rejectedSubject`.
+ */
+export async function ingestNatsMain(
+  input: NatsTarget & {
+    source: string;
+    stdin: NodeJS.ReadableStream;
+    onProgress?: (progress: IngestCommandProgress) => void;
+  },
+): Promise<NatsIngestSummary> {
+  const started = performance.now();
+  const { counter, lines } = openSource(input);
+  let read = 0;
+  async function* numbered(): AsyncGenerator<NdjsonLine> {
+    for await (const line of lines) {
+      read = line.line;
+      yield line;
+    }
+  }
+  let result: NatsPublishResult;
+  try {
+    result = await publishNdjson(input, numbered(), (progress) =>
+      input.onProgress?.({
+        lines: progress.lines,
+        accepted: 0,
+        rejected: progress.rejected,
+        bytes: counter.bytes,
+        totalBytes: counter.totalBytes,
+      }),
+    );
+  } catch (error) {
+    if (error instanceof NatsPublishError) {
+      const note =
+        error.publishedLines > 0
+          ? `\n${error.publishedLines} lines were published; running the same command again is safe`
+          : '';
+      throw new CliError(`${error.message}${note}`, EXIT.UNAVAILABLE);
+    }
+    throw error;
+  }
+  return {
+    ...result,
+    lines: read,
+    bytes: counter.bytes,
+    totalBytes: counter.totalBytes,
     seconds: (performance.now() - started) / 1000,
   };
 }
