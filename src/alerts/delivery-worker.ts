@@ -71,7 +71,8 @@ export class DeliveryWorker {
         this.pollAgain = false;
         const free = this.config.alerts.concurrency - this.inFlight.size;
         if (free <= 0) break;
-        const leaseMs = this.config.alerts.timeoutMs + 30_000;
+        // Past the attempt's time limit, with room for recording it: a row claimed by a process that died is due again then.
+        const leaseMs = this.config.alerts.timeoutMs + 5_000;
         const claimed = await claimDue(this.db, free, leaseMs);
         for (const delivery of claimed) this.track(this.attempt(delivery));
         // A full claim may have left more due rows behind: look again once a slot frees up.
