@@ -46,6 +46,8 @@ describe('alert rules with signed webhooks', () => {
         condition: 'EXECUTION_FAILED',
         target: 'WEBHOOK',
         url: receiver.url,
+        // A dead man's switch watches one workflow: this one.
+        ...(rule.condition === 'NO_EXECUTIONS' ? { workflowUUID: flow.uuid } : {}),
         ...rule,
       },
     });
@@ -194,6 +196,22 @@ describe('alert rules with signed webhooks', () => {
     assert.equal(resolved!.json.type, 'failure_rate.resolved');
     assert.equal(resolved!.json.data.startsAt, firing!.json.data.startsAt);
     assert.equal(resolved!.verified, true);
+  });
+
+  it('posts a NO_EXECUTIONS rule firing when the workflow is silent for its period, and resolving with the next execution', async () => {
+    const { tenant, workflowUuid, rule } = await setup({ condition: 'NO_EXECUTIONS', for: '1m' });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    assert.equal(receiver.received.length, 0, 'a new rule waits one full period');
+    // As if the rule had been created two minutes ago, with nothing since.
+    await ctx.db.query(`update alert_rules set created_at = now() - interval '2 minutes' where id = $1`, [
+      rule.id,
+    ]);
+    const [firing] = await receiver.waitFor(1);
+    assert.equal(firing!.json.type, 'no_executions.firing');
+    assert.equal(firing!.json.data.workflowUUID, workflowUuid);
+    await ingest(ctx.db, [execution(tenant.organizationId, workflowUuid, { startedAt: now() })]);
+    const [, resolved] = await receiver.waitFor(2);
+    assert.equal(resolved!.json.type, 'no_executions.resolved');
   });
 
   it("keeps one organization's rules and deliveries out of another's lists", async () => {
