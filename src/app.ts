@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setFlagsFromString } from 'node:v8';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { registerAdminRoutes } from './admin/admin.route.js';
+import { startAlerts } from './alerts/index.js';
 import { answerClientError } from './client-error.js';
 import type { Config } from './config.js';
 import { registerConsoleRoutes } from './console/index.js';
@@ -226,6 +227,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   registerEvents(server, { config, db, admit });
   registerIngestRoutes(server, { config, db, rateLimiter, onBatch: metrics?.ingestBatch });
   registerConsoleRoutes(server);
+  // Off the request path: deliveries are sent and timer rules evaluated on their own schedule.
+  const alerts = startAlerts(db, config, server.log);
 
   let closing: Promise<void> | undefined;
   return {
@@ -245,6 +248,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         } finally {
           clearTimeout(deadline);
         }
+        await alerts?.stop();
         await keyUsage.stop();
         credentials.close();
         await rateLimiter.close();

@@ -104,6 +104,28 @@ export interface Config {
     /** How long JetStream waits for an acknowledgement before redelivering (the worker says it is still working meanwhile). */
     readonly ackWaitMs: number;
   };
+  /** Alert rules and their deliveries (contract section 5, "Push"); see src/alerts and docs/alerts.md. */
+  readonly alerts: {
+    /**
+     * 32 bytes that encrypt the webhook signing secrets at rest. When unset they are derived from
+     * the admin token (alert rules exist only with one), so every instance sharing it can sign.
+     */
+    readonly secretKey: Buffer | undefined;
+    /** Allow receivers on loopback, private and link-local addresses (off: server-side request forgery). */
+    readonly allowPrivate: boolean;
+    /** Run the delivery worker and the rule timer in this process. */
+    readonly worker: boolean;
+    /** How often the worker looks for due deliveries (it is also woken by ingestion). */
+    readonly pollMs: number;
+    /** How often FAILURE_RATE and NO_EXECUTIONS rules are evaluated. */
+    readonly evaluateMs: number;
+    /** Time limit of one delivery attempt, connection to last byte. */
+    readonly timeoutMs: number;
+    /** Deliveries in flight at once, per process. */
+    readonly concurrency: number;
+    /** The first retry's delay; each next one doubles it (with jitter), up to an hour. */
+    readonly retryBaseMs: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -130,6 +152,23 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   if (raw === undefined) return fallback;
   if (raw === 'true' || raw === 'false') return raw === 'true';
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+/** A switch: `1`/`true` or `0`/`false`. */
+function flag(env: Env, name: string): boolean {
+  const raw = str(env, name);
+  if (raw === undefined || raw === '0' || raw === 'false') return false;
+  if (raw === '1' || raw === 'true') return true;
+  throw new ConfigError(`${name} must be 1, true, 0 or false, got "${raw}"`);
+}
+
+/** 32 bytes given as 64 hex digits or base64. */
+function key32(env: Env, name: string): Buffer | undefined {
+  const raw = str(env, name);
+  if (raw === undefined) return undefined;
+  const bytes = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+  if (bytes.length !== 32) throw new ConfigError(`${name} must be 32 bytes as 64 hex digits or base64`);
+  return bytes;
 }
 
 function str(env: Env, name: string): string | undefined {
@@ -217,6 +256,16 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
       batchMessages: int(env, 'WFAPI_NATS_BATCH_MESSAGES', 20, 1, 10_000),
       ackWaitMs: int(env, 'WFAPI_NATS_ACK_WAIT_MS', 60_000, 1000, 3_600_000),
     },
+    alerts: {
+      secretKey: key32(env, 'WFAPI_ALERTS_SECRET_KEY'),
+      allowPrivate: flag(env, 'WFAPI_ALERTS_ALLOW_PRIVATE'),
+      worker: bool(env, 'WFAPI_ALERTS_WORKER', true),
+      pollMs: int(env, 'WFAPI_ALERTS_POLL_MS', 1000, 10, 600_000),
+      evaluateMs: int(env, 'WFAPI_ALERTS_EVALUATE_MS', 30_000, 100, 3_600_000),
+      timeoutMs: int(env, 'WFAPI_ALERTS_TIMEOUT_MS', 10_000, 100, 600_000),
+      concurrency: int(env, 'WFAPI_ALERTS_CONCURRENCY', 8, 1, 1000),
+      retryBaseMs: int(env, 'WFAPI_ALERTS_RETRY_BASE_MS', 5000, 10, 3_600_000),
+    },
   };
   const merged = {
     ...base,
@@ -228,6 +277,7 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
     metrics: { ...base.metrics, ...overrides.metrics },
     events: { ...base.events, ...overrides.events },
     nats: { ...base.nats, ...overrides.nats },
+    alerts: { ...base.alerts, ...overrides.alerts },
   } as Config;
   if (merged.databaseReplicaUrls.length > 0 && merged.databaseUrl === undefined) {
     throw new ConfigError(
@@ -262,7 +312,8 @@ function corsOrigins(value: string): '*' | string[] {
 
 function deepFreeze<T extends object>(value: T): T {
   for (const inner of Object.values(value)) {
-    if (inner && typeof inner === 'object') deepFreeze(inner);
+    // Byte arrays (keys) cannot be frozen; nothing hands them out for writing.
+    if (inner && typeof inner === 'object' && !ArrayBuffer.isView(inner)) deepFreeze(inner);
   }
   return Object.freeze(value);
 }

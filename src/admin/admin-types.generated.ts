@@ -3,6 +3,37 @@
 
 import type { ScalarTypes, WireScalars, EntityActiveStatus, MemberStatus, MemberType, Organization, OrganizationAccount, OrganizationRestrictionStatus } from '../schema/schema-types.generated.js';
 
+export const AlertConditionValues = ['EXECUTION_FAILED', 'FAILURE_RATE', 'NO_EXECUTIONS', 'NEW_ERROR_GROUP'] as const;
+export type AlertCondition = (typeof AlertConditionValues)[number];
+
+export interface AlertRule<S extends ScalarTypes = WireScalars> {
+  id: string;
+  organizationId: S['OrganizationId'];
+  name: string;
+  condition: AlertCondition;
+  workflowUUID: string | null;
+  classifiedStatus: string | null;
+  threshold: number | null;
+  window: string | null;
+  minExecutions: number | null;
+  for: string | null;
+  target: AlertTarget;
+  url: string;
+  severity: string;
+  enabled: boolean;
+  disabledReason: string | null;
+  firing: boolean;
+  createdAt: S['Time'];
+  updatedAt: S['Time'];
+}
+
+export interface AlertRulesInput<S extends ScalarTypes = WireScalars> {
+  organizationId: string;
+}
+
+export const AlertTargetValues = ['WEBHOOK', 'ALERTMANAGER'] as const;
+export type AlertTarget = (typeof AlertTargetValues)[number];
+
 export interface ApiKey<S extends ScalarTypes = WireScalars> {
   id: string;
   name: string;
@@ -17,10 +48,30 @@ export interface ApiKeysInput<S extends ScalarTypes = WireScalars> {
   organizationId: string;
 }
 
+export interface CreateAlertRuleInput<S extends ScalarTypes = WireScalars> {
+  organizationId: string;
+  name: string;
+  condition: AlertCondition;
+  workflowUUID?: string | null;
+  classifiedStatus?: string | null;
+  threshold?: number | null;
+  window?: string | null;
+  minExecutions?: number | null;
+  for?: string | null;
+  target: AlertTarget;
+  url: string;
+  severity?: string | null;
+}
+
 export interface CreateApiKeyInput<S extends ScalarTypes = WireScalars> {
   memberId: string;
   name: string;
   expiresAt?: S['Time'] | null;
+}
+
+export interface CreatedAlertRule<S extends ScalarTypes = WireScalars> {
+  rule: AlertRule<S>;
+  signingSecret: string | null;
 }
 
 export interface CreatedApiKey<S extends ScalarTypes = WireScalars> {
@@ -43,6 +94,10 @@ export interface CreateOrganizationInput<S extends ScalarTypes = WireScalars> {
   restrictionStatus?: OrganizationRestrictionStatus | null;
 }
 
+export interface DeleteAlertRuleInput<S extends ScalarTypes = WireScalars> {
+  id: string;
+}
+
 export interface Member<S extends ScalarTypes = WireScalars> {
   memberId: S['MemberId'];
   organizationId: S['OrganizationId'];
@@ -59,6 +114,10 @@ export interface MembersInput<S extends ScalarTypes = WireScalars> {
   organizationId: string;
 }
 
+export interface RedeliverWebhookInput<S extends ScalarTypes = WireScalars> {
+  id: string;
+}
+
 export interface RevokeApiKeyInput<S extends ScalarTypes = WireScalars> {
   id: string;
 }
@@ -73,11 +132,53 @@ export interface SetOrganizationStatusInput<S extends ScalarTypes = WireScalars>
   activeStatus: EntityActiveStatus;
 }
 
+export interface UpdateAlertRuleInput<S extends ScalarTypes = WireScalars> {
+  id: string;
+  name?: string | null;
+  workflowUUID?: string | null;
+  classifiedStatus?: string | null;
+  threshold?: number | null;
+  window?: string | null;
+  minExecutions?: number | null;
+  for?: string | null;
+  url?: string | null;
+  severity?: string | null;
+  enabled?: boolean | null;
+}
+
+export interface WebhookDeliveriesInput<S extends ScalarTypes = WireScalars> {
+  organizationId: string;
+  ruleId?: string | null;
+  status?: WebhookDeliveryStatus | null;
+  limit?: number | null;
+}
+
+export interface WebhookDelivery<S extends ScalarTypes = WireScalars> {
+  id: string;
+  ruleId: string;
+  organizationId: S['OrganizationId'];
+  type: string;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  responseStatus: number | null;
+  lastError: string | null;
+  createdAt: S['Time'];
+  lastAttemptAt: S['Time'] | null;
+  nextAttemptAt: S['Time'] | null;
+  deliveredAt: S['Time'] | null;
+  payload: S['JSONObject'];
+}
+
+export const WebhookDeliveryStatusValues = ['PENDING', 'DELIVERED', 'FAILED'] as const;
+export type WebhookDeliveryStatus = (typeof WebhookDeliveryStatusValues)[number];
+
 /** Each root field: its arguments and its result. */
 export interface QueryFields<S extends ScalarTypes = WireScalars> {
   apiKeys: { args: { input: ApiKeysInput<S> }; result: ApiKey<S>[] };
   organizations: { args: Record<string, never>; result: Organization<S>[] };
   members: { args: { input: MembersInput<S> }; result: Member<S>[] };
+  alertRules: { args: { input: AlertRulesInput<S> }; result: AlertRule<S>[] };
+  webhookDeliveries: { args: { input: WebhookDeliveriesInput<S> }; result: WebhookDelivery<S>[] };
 }
 
 /** Each root field: its arguments and its result. */
@@ -88,4 +189,8 @@ export interface MutationFields<S extends ScalarTypes = WireScalars> {
   createApiKey: { args: { input: CreateApiKeyInput<S> }; result: CreatedApiKey<S> };
   revokeApiKey: { args: { input: RevokeApiKeyInput<S> }; result: ApiKey<S> };
   setOrganizationStatus: { args: { input: SetOrganizationStatusInput<S> }; result: Organization<S> };
+  createAlertRule: { args: { input: CreateAlertRuleInput<S> }; result: CreatedAlertRule<S> };
+  updateAlertRule: { args: { input: UpdateAlertRuleInput<S> }; result: AlertRule<S> };
+  deleteAlertRule: { args: { input: DeleteAlertRuleInput<S> }; result: AlertRule<S> };
+  redeliverWebhook: { args: { input: RedeliverWebhookInput<S> }; result: WebhookDelivery<S> };
 }

@@ -1,4 +1,4 @@
-import type { Database } from '../db/database.js';
+import { alertMutations, alertQueries } from '../alerts/alerts.resolvers.js';
 import { toOrganization, toOrganizationAccount } from '../modules/accounts/account.mapper.js';
 import type { ApiScalars } from '../schema/scalars.js';
 import {
@@ -12,23 +12,10 @@ import {
   setDeployAccess,
   setOrganizationActiveStatus,
 } from './admin.service.js';
+import type { AdminContext, RootResolvers } from './admin-context.js';
 import type { MutationFields, QueryFields } from './admin-types.generated.js';
 import { toApiKey, toCreatedApiKey } from './api-key.mapper.js';
 import { toMember } from './member.mapper.js';
-
-/** What admin resolvers receive: the operator is trusted, so there is no principal and no scope. */
-export interface AdminContext {
-  readonly db: Database;
-}
-
-/** One resolver per root field, with arguments and result typed from admin.graphql. */
-type RootResolvers<Fields extends { [F in keyof Fields]: { args: unknown; result: unknown } }> = {
-  [F in keyof Fields]: (
-    parent: unknown,
-    args: Fields[F]['args'],
-    context: AdminContext,
-  ) => Promise<Fields[F]['result']>;
-};
 
 /** Validation and writes live in admin.service.ts; these only map rows to API types. */
 export const adminResolvers: {
@@ -39,6 +26,7 @@ export const adminResolvers: {
     apiKeys: async (_parent, { input }, { db }) => (await apiKeysOf(db, input)).map(toApiKey),
     organizations: async (_parent, _args, { db }) => (await organizationsOf(db)).map(toOrganization),
     members: async (_parent, { input }, { db }) => (await membersOf(db, input)).map(toMember),
+    ...alertQueries,
   },
   Mutation: {
     createOrganization: async (_parent, { input }, { db }) =>
@@ -50,5 +38,6 @@ export const adminResolvers: {
       toOrganizationAccount(await setDeployAccess(db, input)),
     createApiKey: async (_parent, { input }, { db }) => toCreatedApiKey(await createApiKey(db, input)),
     revokeApiKey: async (_parent, { input }, { db }) => toApiKey(await revokeKey(db, input)),
+    ...alertMutations,
   },
 };

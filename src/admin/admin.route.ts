@@ -5,8 +5,8 @@ import { DocumentCache } from '../graphql/document-cache.js';
 import { executeGraphqlRequest, type GraphqlOutcome } from '../graphql/execute-request.js';
 import { operatorGuard } from '../modules/auth/operator-token.js';
 import type { RateLimiter } from '../modules/auth/rate-limit.js';
-import type { AdminContext } from './admin.resolvers.js';
 import { buildAdminSchema } from './admin.schema.js';
+import type { AdminContext } from './admin-context.js';
 
 export interface AdminRouteDeps {
   readonly config: Config;
@@ -34,7 +34,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminRouteDeps):
 
   async function admitOperator(request: FastifyRequest): Promise<AdminContext> {
     await guard.admit(request.headers.authorization, request.ip);
-    return { db };
+    return { db, config };
   }
 
   app.post('/admin/graphql', { bodyLimit: config.limits.maxBodyBytes }, (request, reply) => {

@@ -18,7 +18,6 @@ import {
 import { generateApiKey } from '../modules/auth/api-key.js';
 import { type ApiKeyRow, insertApiKey, listApiKeys, revokeApiKey } from '../modules/auth/api-keys.store.js';
 import { credentialsChanged } from '../modules/auth/credential-cache.js';
-import { normalizeUuid } from '../modules/shared/uuid.js';
 import {
   type EntityActiveStatus,
   EntityActiveStatusValues,
@@ -27,29 +26,9 @@ import {
   type OrganizationRestrictionStatus,
   OrganizationRestrictionStatusValues,
 } from '../schema/schema-types.generated.js';
+import { label, uuidOf } from './admin-input.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it rejects
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
-
-/** Trimmed, non-empty, bounded, and free of control characters (PostgreSQL text cannot hold NUL). */
-function label(name: string, value: string, max = 200): string {
-  const trimmed = value.trim();
-  if (trimmed === '') throw badInput(`${name} must not be empty`);
-  if (trimmed.length > max) throw badInput(`${name} must be at most ${max} characters`);
-  if (CONTROL_CHARACTERS.test(trimmed)) throw badInput(`${name} must not contain control characters`);
-  return trimmed;
-}
-
-function uuidOf(name: string, value: string): string {
-  return (
-    normalizeUuid(value) ??
-    (() => {
-      throw badInput(`${name} must be a uuid`);
-    })()
-  );
-}
 
 export async function createOrganization(
   db: Queryable,

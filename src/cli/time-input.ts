@@ -1,20 +1,10 @@
 import { InvalidArgumentError } from 'commander';
+import { parseDuration } from '../modules/shared/duration.js';
 import { DAY, formatTime, HOUR, MINUTE, parseTime } from '../modules/shared/time.js';
 
-/** Units of a duration such as `30d`, `24h`, `90m`, `1h30m`. */
-const UNITS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: MINUTE, h: HOUR, d: DAY, w: 7 * DAY };
-const DURATION = /^(?:\d+(?:ms|s|m|h|d|w))+$/;
-const PART = /(\d+)(ms|s|m|h|d|w)/g;
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+export { parseDuration };
 
-/** Milliseconds of a duration like `30d` or `1h30m`; undefined when the text is not one. */
-export function parseDuration(text: string): number | undefined {
-  const compact = text.trim().toLowerCase();
-  if (!DURATION.test(compact)) return undefined;
-  let total = 0;
-  for (const [, amount, unit] of compact.matchAll(PART)) total += Number(amount) * UNITS[unit!]!;
-  return total;
-}
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** A commander parser for a duration option (`--lag 5m`). */
 export function durationOption(text: string): number {

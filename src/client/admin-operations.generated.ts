@@ -38,6 +38,45 @@ export const ADMIN_OPERATIONS = {
       joinedAt
     }
   }`,
+  alertRules: `query AlertRules($input: AlertRulesInput!) {
+    alertRules(input: $input) {
+      id
+      organizationId
+      name
+      condition
+      workflowUUID
+      classifiedStatus
+      threshold
+      window
+      minExecutions
+      for
+      target
+      url
+      severity
+      enabled
+      disabledReason
+      firing
+      createdAt
+      updatedAt
+    }
+  }`,
+  webhookDeliveries: `query WebhookDeliveries($input: WebhookDeliveriesInput!) {
+    webhookDeliveries(input: $input) {
+      id
+      ruleId
+      organizationId
+      type
+      status
+      attempts
+      responseStatus
+      lastError
+      createdAt
+      lastAttemptAt
+      nextAttemptAt
+      deliveredAt
+      payload
+    }
+  }`,
   createOrganization: `mutation CreateOrganization($input: CreateOrganizationInput!) {
     createOrganization(input: $input) {
       organizationId
@@ -113,6 +152,92 @@ export const ADMIN_OPERATIONS = {
       restrictionStatus
       activeStatus
       tenantId
+    }
+  }`,
+  createAlertRule: `mutation CreateAlertRule($input: CreateAlertRuleInput!) {
+    createAlertRule(input: $input) {
+      rule {
+        id
+        organizationId
+        name
+        condition
+        workflowUUID
+        classifiedStatus
+        threshold
+        window
+        minExecutions
+        for
+        target
+        url
+        severity
+        enabled
+        disabledReason
+        firing
+        createdAt
+        updatedAt
+      }
+      signingSecret
+    }
+  }`,
+  updateAlertRule: `mutation UpdateAlertRule($input: UpdateAlertRuleInput!) {
+    updateAlertRule(input: $input) {
+      id
+      organizationId
+      name
+      condition
+      workflowUUID
+      classifiedStatus
+      threshold
+      window
+      minExecutions
+      for
+      target
+      url
+      severity
+      enabled
+      disabledReason
+      firing
+      createdAt
+      updatedAt
+    }
+  }`,
+  deleteAlertRule: `mutation DeleteAlertRule($input: DeleteAlertRuleInput!) {
+    deleteAlertRule(input: $input) {
+      id
+      organizationId
+      name
+      condition
+      workflowUUID
+      classifiedStatus
+      threshold
+      window
+      minExecutions
+      for
+      target
+      url
+      severity
+      enabled
+      disabledReason
+      firing
+      createdAt
+      updatedAt
+    }
+  }`,
+  redeliverWebhook: `mutation RedeliverWebhook($input: RedeliverWebhookInput!) {
+    redeliverWebhook(input: $input) {
+      id
+      ruleId
+      organizationId
+      type
+      status
+      attempts
+      responseStatus
+      lastError
+      createdAt
+      lastAttemptAt
+      nextAttemptAt
+      deliveredAt
+      payload
     }
   }`,
 } as const satisfies { readonly [K in keyof QueryFields | keyof MutationFields]: string };

@@ -152,6 +152,49 @@ export const executionChanges = table('execution_changes', {
   changed_at: 'timestamptz not null',
 });
 export type ExecutionChangeTableRow = RowOf<typeof executionChanges>;
+export const alertRules = table('alert_rules', {
+  id: 'uuid not null',
+  organization_id: 'uuid not null',
+  name: 'text not null',
+  condition: 'text not null',
+  workflow_uuid: 'uuid',
+  classified_status: 'text',
+  threshold: 'numeric',
+  window_seconds: 'integer',
+  min_executions: 'integer',
+  for_seconds: 'integer',
+  target: 'text not null',
+  url: 'text not null',
+  secret_box: 'bytea',
+  severity: 'text not null',
+  enabled: 'boolean not null',
+  disabled_reason: 'text',
+  firing: 'boolean not null',
+  fired_at: 'timestamptz',
+  evaluated_at: 'timestamptz',
+  created_at: 'timestamptz not null',
+  updated_at: 'timestamptz not null',
+});
+export type AlertRuleRow = RowOf<typeof alertRules>;
+
+export const webhookDeliveries = table('webhook_deliveries', {
+  id: 'uuid not null',
+  organization_id: 'uuid not null',
+  rule_id: 'uuid not null',
+  event_key: 'text not null',
+  event_type: 'text not null',
+  payload: json<Record<string, unknown>>(true),
+  status: 'text not null',
+  attempts: 'integer not null',
+  next_attempt_at: 'timestamptz not null',
+  give_up_at: 'timestamptz not null',
+  last_attempt_at: 'timestamptz',
+  response_status: 'integer',
+  last_error: 'text',
+  delivered_at: 'timestamptz',
+  created_at: 'timestamptz not null',
+});
+export type WebhookDeliveryRow = RowOf<typeof webhookDeliveries>;
 
 /** Every table defined here. */
 export const TABLES = [
@@ -168,4 +211,6 @@ export const TABLES = [
   orphanEventExecutions,
   ingestWatermarks,
   executionChanges,
+  alertRules,
+  webhookDeliveries,
 ] as const;

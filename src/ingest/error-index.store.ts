@@ -81,7 +81,9 @@ export async function writeErrorRows(
 export async function upsertErrorGroups(
   tx: Transaction,
   sightings: ReadonlyArray<{ organizationId: string; workflowUuid: string; message: string; at: number }>,
-): Promise<Array<{ organizationId: string; fingerprint: string; workflowUuid: string }>> {
+): Promise<
+  Array<{ organizationId: string; fingerprint: string; workflowUuid: string; firstSeenAt: number }>
+> {
   const groups = new Map<
     string,
     {
@@ -162,6 +164,7 @@ export async function upsertErrorGroups(
         organizationId: group.organizationId,
         fingerprint: group.fingerprint,
         workflowUuid: group.workflowUuid,
+        firstSeenAt: group.first,
       };
     });
 }

@@ -1,3 +1,5 @@
+import { queueIngestAlerts } from '../alerts/ingest-alerts.store.js';
+import { wakeDeliveries } from '../alerts/wake.js';
 import type { CopyValue } from '../db/copy-text.js';
 import type { Database, Transaction } from '../db/database.js';
 import { deployments, workflows } from '../db/tables.js';
@@ -40,7 +42,8 @@ export async function ingestBatch(
   options: { durable?: boolean } = {},
 ): Promise<BatchResult> {
   if (records.length === 0) return { accepted: 0, rejected: [] };
-  return db.transaction(async (tx) => {
+  let alerts = 0;
+  const result = await db.transaction(async (tx) => {
     await tx.query(`set local statement_timeout = '600s'`);
     // See makeDurable: the caller takes over making this batch durable.
     if (options.durable === false) await tx.query('set local synchronous_commit = off');
@@ -101,13 +104,17 @@ export async function ingestBatch(
       ),
     );
     const newWorkflows = workflows.filter((w) => w.inserted);
-    await maintainRollups(tx, { newWorkflows, executions, states, earlierEvents, newEvents });
+    const rollups = await maintainRollups(tx, { newWorkflows, executions, states, earlierEvents, newEvents });
+    // The outbox: deliveries commit with the data that caused them, or not at all.
+    alerts = await queueIngestAlerts(tx, { executions, newErrorGroups: rollups.newErrorGroups });
     // A batch that changed nothing (a re-send) leaves everything as it was, freshness included.
     const changed = [...workflows, ...deployments, ...executions.map((c) => c.next), ...logs, ...newEvents];
     await markIngested(tx, [...new Set(changed.map((row) => row.organizationId))]);
     rejected.sort((a, b) => a.line - b.line);
     return { accepted: valid.length, rejected };
   });
+  if (alerts > 0) wakeDeliveries(db);
+  return result;
 }
 
 /**

@@ -45,6 +45,8 @@ export interface RollupOutcome {
     readonly organizationId: string;
     readonly fingerprint: string;
     readonly workflowUuid: string;
+    /** The start (ms) of the execution that carried its earliest sighting. */
+    readonly firstSeenAt: number;
   }>;
 }
 

@@ -19,12 +19,14 @@ function signatures(type: GraphQLObjectType | null | undefined): Record<string, 
 }
 
 describe('the admin schema', () => {
-  it('has exactly the root fields of the contract, plus setOrganizationStatus and the organization and member lists', () => {
+  it('has exactly the root fields of the contract, plus setOrganizationStatus, the organization and member lists and the alert fields of section 5', () => {
     const schema = buildAdminSchema();
     assert.deepEqual(signatures(schema.getQueryType()), {
       apiKeys: '(input: ApiKeysInput!): [ApiKey!]!',
       organizations: '(): [Organization!]!',
       members: '(input: MembersInput!): [Member!]!',
+      alertRules: '(input: AlertRulesInput!): [AlertRule!]!',
+      webhookDeliveries: '(input: WebhookDeliveriesInput!): [WebhookDelivery!]!',
     });
     assert.deepEqual(signatures(schema.getMutationType()), {
       createOrganization: '(input: CreateOrganizationInput!): Organization!',
@@ -33,6 +35,10 @@ describe('the admin schema', () => {
       createApiKey: '(input: CreateApiKeyInput!): CreatedApiKey!',
       revokeApiKey: '(input: RevokeApiKeyInput!): ApiKey!',
       setOrganizationStatus: '(input: SetOrganizationStatusInput!): Organization!',
+      createAlertRule: '(input: CreateAlertRuleInput!): CreatedAlertRule!',
+      updateAlertRule: '(input: UpdateAlertRuleInput!): AlertRule!',
+      deleteAlertRule: '(input: DeleteAlertRuleInput!): AlertRule!',
+      redeliverWebhook: '(input: RedeliverWebhookInput!): WebhookDelivery!',
     });
   });
 

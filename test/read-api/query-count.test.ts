@@ -61,7 +61,12 @@ describe('SQL statements per page', () => {
     counter = countingDatabase(database.db);
     // Key use is written on a timer; keep it out of the counted window. Every request reads its
     // key (no credential cache), so that requests compare alike whichever comes first.
-    server = await startServer(counter.db, { keyUsageFlushMs: 3_600_000, authCacheMs: 0 });
+    // No alert worker: its polls would be counted with the reads.
+    server = await startServer(counter.db, {
+      keyUsageFlushMs: 3_600_000,
+      authCacheMs: 0,
+      alerts: { worker: false },
+    });
     tenant = await createTenant(database.db);
     const org = tenant.organizationId;
     const workflows = Array.from({ length: 120 }, (_, i) =>

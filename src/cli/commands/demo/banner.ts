@@ -8,6 +8,8 @@ export interface BannerInput {
   readonly adminToken: string;
   readonly ingestToken: string;
   readonly statePath: string;
+  /** The demo's webhook rule, its receiver, and the command that lists its deliveries. */
+  readonly alerts?: { readonly rule: string; readonly receiverUrl: string; readonly command: string };
   /** One line each on what the data holds and what is still loading. */
   readonly dataLines: readonly string[];
   readonly startupSeconds: number;
@@ -46,6 +48,13 @@ export function renderBanner(input: BannerInput): string {
     'Try it:',
     `  curl -s ${input.url}/graphql -H 'Content-Type: application/json' -H 'Authorization: Apikey ${input.apiKey}' -d '${body}'`,
     '',
+    ...(input.alerts
+      ? [
+          `Alerts: the rule "${input.alerts.rule}" posts each new failed execution, signed, to the demo's receiver at ${input.alerts.receiverUrl}. See the deliveries:`,
+          `  ${input.alerts.command}`,
+          '',
+        ]
+      : []),
     'Your own data, with the tokens above: "Your own data" in the README (wfapi simulate --create-org, wfapi ingest);',
     'the reference (the API, the record format, administration) is in docs/.',
     '',

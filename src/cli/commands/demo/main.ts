@@ -15,6 +15,7 @@ import {
 import { CliError, EXIT } from '../../exit-codes.js';
 import { oneLine, serveConfig } from '../serve/main.js';
 import { checkPortFree, listenFailure } from '../serve/port-check.js';
+import { DEMO_RULE_NAME, type DemoReceiver, ensureDemoRule, startDemoReceiver } from './alert-receiver.js';
 import { loadInBackground } from './background-load.js';
 import { renderBanner } from './banner.js';
 import { addInterval, type Interval } from './coverage.js';
@@ -61,6 +62,8 @@ function demoConfig(
         databaseUrl: undefined,
         adminToken: base.adminToken ?? state?.adminToken,
         ingestToken: base.ingestToken ?? state?.ingestToken,
+        // The demo's own webhook receiver listens on loopback.
+        alerts: { allowPrivate: true },
       },
     );
   } catch (error) {
@@ -90,6 +93,7 @@ export async function demo(env: Readonly<Record<string, string | undefined>>, fl
     throw new CliError(`cannot open the embedded database in ${config.dataDir}: ${oneLine(error)}`);
   }
   let app: App | undefined;
+  let receiver: DemoReceiver | undefined;
   try {
     const now = Date.now();
     const { state, firstStart, keyProblem } = await prepareState(db, config.dataDir, flags, now, say);
@@ -114,6 +118,9 @@ export async function demo(env: Readonly<Record<string, string | undefined>>, fl
       }
     };
 
+    // Before the load: the failures of its last hour are delivered as soon as the server runs.
+    receiver = await startDemoReceiver(config.host);
+    await ensureDemoRule(db, config, state.organizationId, receiver.url);
     const load = planLoad(world, state, now);
     // The catalogue first (every registration and deployment: a few hundred records), so that
     // workflows are complete while their executions load newest first.
@@ -144,6 +151,11 @@ export async function demo(env: Readonly<Record<string, string | undefined>>, fl
         adminToken: config.adminToken ?? '',
         ingestToken: config.ingestToken ?? '',
         statePath: statePath(config.dataDir),
+        alerts: {
+          rule: DEMO_RULE_NAME,
+          receiverUrl: receiver.url,
+          command: `WFAPI_URL=${url} WFAPI_ADMIN_TOKEN=${config.adminToken ?? ''} wfapi alerts deliveries --org ${state.organizationId}`,
+        },
         startupSeconds: (performance.now() - startedAt) / 1000,
         dataLines: [
           `data      ${state.workflows} workflows, about ${count(state.executions)} executions over ${days}, in ${config.dataDir}` +
@@ -187,6 +199,7 @@ export async function demo(env: Readonly<Record<string, string | undefined>>, fl
     writeState(config.dataDir, state);
   } finally {
     await app?.close().catch(() => {});
+    await receiver?.close().catch(() => {});
     await db.close().catch(() => {});
   }
 }

@@ -1,0 +1,67 @@
+/**
+ * The Alertmanager v2 body of a delivery: one alert with labels `alertname` (the rule's name),
+ * `organization`, `workflow` (a uuid, or `all`), `severity` and `rule` (its id, so two rules of
+ * one name stay apart), and annotations `summary` and `description`.
+ *
+ * A firing alert is sent with `endsAt` an hour after the send, and re-sent while it fires (see
+ * rule-timer.ts), so that an Alertmanager whose wfapi went away resolves it on its own; a
+ * resolution is sent with the instant the condition cleared. One-off events (a failed
+ * execution, a new error group) end an hour after they happened.
+ */
+import type { AlertRuleRow } from '../db/tables.js';
+import { formatTime } from '../modules/shared/time.js';
+
+export const FIRING_TTL_MS = 60 * 60 * 1000;
+
+interface PayloadData {
+  readonly workflowUUID?: string | null;
+  readonly execution?: {
+    readonly workflowUUID: string;
+    readonly uuid: string;
+    readonly workflowName?: string | null;
+  };
+  readonly fingerprint?: string;
+  readonly startsAt?: string;
+  readonly endsAt?: string;
+  readonly summary?: string;
+}
+
+export function alertmanagerAlerts(rule: AlertRuleRow, payload: Record<string, unknown>, now: Date) {
+  const type = String(payload.type);
+  const data = (payload.data ?? {}) as PayloadData;
+  const workflow = data.workflowUUID ?? data.execution?.workflowUUID ?? rule.workflow_uuid ?? 'all';
+  const labels = {
+    alertname: rule.name,
+    organization: rule.organization_id,
+    workflow,
+    severity: rule.severity,
+    rule: rule.id,
+  };
+  const happened = String(payload.timestamp);
+  let startsAt = happened;
+  let endsAt: string;
+  if (type.endsWith('.firing')) {
+    startsAt = data.startsAt ?? happened;
+    endsAt = formatTime(new Date(now.getTime() + FIRING_TTL_MS));
+  } else if (type.endsWith('.resolved')) {
+    startsAt = data.startsAt ?? happened;
+    endsAt = data.endsAt ?? happened;
+  } else {
+    endsAt = formatTime(new Date(Date.parse(happened) + FIRING_TTL_MS));
+  }
+  const description =
+    data.summary ??
+    (data.execution
+      ? `execution ${data.execution.uuid} of ${data.execution.workflowName ?? data.execution.workflowUUID} failed`
+      : data.fingerprint
+        ? `new error group ${data.fingerprint}`
+        : type);
+  return [
+    {
+      labels,
+      annotations: { summary: `${rule.name}: ${type}`, description },
+      startsAt,
+      endsAt,
+    },
+  ];
+}

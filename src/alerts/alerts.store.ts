@@ -1,0 +1,222 @@
+/** SQL of alert rules and their deliveries (the outbox). Plain functions, the database handle first. */
+import { randomUUID } from 'node:crypto';
+import type { Queryable } from '../db/database.js';
+import { type AlertRuleRow, alertRules, type WebhookDeliveryRow, webhookDeliveries } from '../db/tables.js';
+
+export const RULE_COLUMNS = alertRules.columns.map(([name]) => name).join(', ');
+export const DELIVERY_COLUMNS = webhookDeliveries.columns.map(([name]) => name).join(', ');
+
+/** How long a delivery is retried before it is given up. */
+export const GIVE_UP_MS = 24 * 60 * 60 * 1000;
+
+export type NewRule = Omit<
+  AlertRuleRow,
+  'firing' | 'fired_at' | 'evaluated_at' | 'created_at' | 'updated_at'
+>;
+
+export async function insertRule(db: Queryable, rule: NewRule): Promise<AlertRuleRow> {
+  const [row] = await db.query<AlertRuleRow>(
+    `insert into alert_rules (id, organization_id, name, condition, workflow_uuid, classified_status, threshold,
+       window_seconds, min_executions, for_seconds, target, url, secret_box, severity, enabled, disabled_reason)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+     returning ${RULE_COLUMNS}`,
+    [
+      rule.id,
+      rule.organization_id,
+      rule.name,
+      rule.condition,
+      rule.workflow_uuid,
+      rule.classified_status,
+      rule.threshold,
+      rule.window_seconds,
+      rule.min_executions,
+      rule.for_seconds,
+      rule.target,
+      rule.url,
+      rule.secret_box,
+      rule.severity,
+      rule.enabled,
+      rule.disabled_reason,
+    ],
+  );
+  return row!;
+}
+
+export type RuleChanges = {
+  -readonly [K in keyof Pick<
+    AlertRuleRow,
+    | 'name'
+    | 'workflow_uuid'
+    | 'classified_status'
+    | 'threshold'
+    | 'window_seconds'
+    | 'min_executions'
+    | 'for_seconds'
+    | 'url'
+    | 'severity'
+    | 'enabled'
+    | 'disabled_reason'
+  >]?: AlertRuleRow[K];
+};
+
+const CHANGEABLE = [
+  'name',
+  'workflow_uuid',
+  'classified_status',
+  'threshold',
+  'window_seconds',
+  'min_executions',
+  'for_seconds',
+  'url',
+  'severity',
+  'enabled',
+  'disabled_reason',
+] as const satisfies ReadonlyArray<keyof RuleChanges>;
+
+export async function updateRule(
+  db: Queryable,
+  id: string,
+  changes: RuleChanges,
+): Promise<AlertRuleRow | undefined> {
+  const set = CHANGEABLE.filter((column) => changes[column] !== undefined);
+  const [row] = await db.query<AlertRuleRow>(
+    `update alert_rules set ${[...set.map((column, i) => `${column} = $${i + 2}`), 'updated_at = now()'].join(', ')}
+     where id = $1 returning ${RULE_COLUMNS}`,
+    [id, ...set.map((column) => changes[column])],
+  );
+  return row;
+}
+
+export async function findRule(db: Queryable, id: string): Promise<AlertRuleRow | undefined> {
+  const [row] = await db.query<AlertRuleRow>(`select ${RULE_COLUMNS} from alert_rules where id = $1`, [id]);
+  return row;
+}
+
+export async function deleteRule(db: Queryable, id: string): Promise<AlertRuleRow | undefined> {
+  const [row] = await db.query<AlertRuleRow>(
+    `delete from alert_rules where id = $1 returning ${RULE_COLUMNS}`,
+    [id],
+  );
+  return row;
+}
+
+export function listRules(db: Queryable, organizationId: string): Promise<AlertRuleRow[]> {
+  return db.query<AlertRuleRow>(
+    `select ${RULE_COLUMNS} from alert_rules where organization_id = $1 order by created_at, id`,
+    [organizationId],
+  );
+}
+
+/** The enabled rules of some organizations with one of the given conditions (ingestion's check). */
+export function enabledRules(
+  db: Queryable,
+  organizationIds: readonly string[],
+  conditions: readonly string[],
+): Promise<AlertRuleRow[]> {
+  return db.query<AlertRuleRow>(
+    `select ${RULE_COLUMNS} from alert_rules
+     where organization_id = any($1::uuid[]) and enabled and condition = any($2::text[])`,
+    [organizationIds, conditions],
+  );
+}
+
+export interface NewDelivery {
+  readonly organizationId: string;
+  readonly ruleId: string;
+  /** At most one delivery per rule and key: the execution uuid, the fingerprint, the episode. */
+  readonly eventKey: string;
+  readonly type: string;
+  readonly payload: Record<string, unknown>;
+}
+
+/**
+ * Writes deliveries to the outbox, due now; one that exists for its rule and key is left as it
+ * is (a re-sent record, a second evaluation). Returns how many were new.
+ */
+export async function queueDeliveries(db: Queryable, deliveries: readonly NewDelivery[]): Promise<number> {
+  if (deliveries.length === 0) return 0;
+  const rows = await db.query<{ id: string }>(
+    `insert into webhook_deliveries (id, organization_id, rule_id, event_key, event_type, payload, status,
+       next_attempt_at, give_up_at)
+     select d.id, d.organization_id, d.rule_id, d.event_key, d.event_type, d.payload::jsonb, 'PENDING',
+       now(), now() + make_interval(secs => $7 / 1000.0)
+     from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[])
+       as d(id, organization_id, rule_id, event_key, event_type, payload)
+     on conflict (rule_id, event_key) do nothing
+     returning id`,
+    [
+      deliveries.map(() => randomUUID()),
+      deliveries.map((d) => d.organizationId),
+      deliveries.map((d) => d.ruleId),
+      deliveries.map((d) => d.eventKey),
+      deliveries.map((d) => d.type),
+      deliveries.map((d) => JSON.stringify(d.payload)),
+      GIVE_UP_MS,
+    ],
+  );
+  return rows.length;
+}
+
+export function listDeliveries(
+  db: Queryable,
+  query: { organizationId: string; ruleId: string | null; status: string | null; limit: number },
+): Promise<WebhookDeliveryRow[]> {
+  return db.query<WebhookDeliveryRow>(
+    `select ${DELIVERY_COLUMNS} from webhook_deliveries
+     where organization_id = $1 and ($2::uuid is null or rule_id = $2) and ($3::text is null or status = $3)
+     order by created_at desc, id desc limit $4`,
+    [query.organizationId, query.ruleId, query.status, query.limit],
+  );
+}
+
+/** Makes a delivery due now with a fresh 24 hours of retries, keeping its id (the webhook-id). */
+export async function requeueDelivery(db: Queryable, id: string): Promise<WebhookDeliveryRow | undefined> {
+  const [row] = await db.query<WebhookDeliveryRow>(
+    `update webhook_deliveries set status = 'PENDING', next_attempt_at = now(),
+       give_up_at = now() + make_interval(secs => $2 / 1000.0)
+     where id = $1 returning ${DELIVERY_COLUMNS}`,
+    [id, GIVE_UP_MS],
+  );
+  return row;
+}
+
+/**
+ * Claims up to `limit` due deliveries for one attempt: their next attempt moves `leaseMs` ahead,
+ * so another worker (or this one, after a crash) takes them again only once the lease has run out.
+ */
+export function claimDue(db: Queryable, limit: number, leaseMs: number): Promise<WebhookDeliveryRow[]> {
+  return db.query<WebhookDeliveryRow>(
+    `update webhook_deliveries set next_attempt_at = now() + make_interval(secs => $2 / 1000.0)
+     where id in (
+       select id from webhook_deliveries where status = 'PENDING' and next_attempt_at <= now()
+       order by next_attempt_at limit $1 for update skip locked)
+     returning ${DELIVERY_COLUMNS}`,
+    [limit, leaseMs],
+  );
+}
+
+export interface AttemptOutcome {
+  readonly status: 'PENDING' | 'DELIVERED' | 'FAILED';
+  readonly responseStatus: number | null;
+  readonly error: string | null;
+  /** When PENDING: the delay before the next attempt. */
+  readonly retryInMs: number;
+}
+
+export async function recordAttempt(db: Queryable, id: string, outcome: AttemptOutcome): Promise<void> {
+  await db.query(
+    `update webhook_deliveries set status = $2, attempts = attempts + 1, last_attempt_at = now(),
+       response_status = $3, last_error = $4,
+       delivered_at = case when $2 = 'DELIVERED' then now() else delivered_at end,
+       next_attempt_at = now() + make_interval(secs => $5 / 1000.0)
+     where id = $1`,
+    [id, outcome.status, outcome.responseStatus, outcome.error, outcome.retryInMs],
+  );
+}
+
+export async function disableRule(db: Queryable, id: string, reason: string): Promise<void> {
+  await db.query(
+    `update alert_rules set enabled = false, disabled_reason = $2, updated_at = now() where id = $1`,
+    [id, reason],
+  );
+}

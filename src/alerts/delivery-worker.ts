@@ -1,0 +1,168 @@
+/**
+ * Sends the outbox's due deliveries, off the request path: at most `concurrency` requests in
+ * flight, each bounded by `timeoutMs`, so a slow or dead receiver only ever holds this worker's
+ * slots, never ingestion or reads. Each claim leases a row (see claimDue): several instances
+ * share the work, and a delivery whose sender died (SIGKILL) is sent again once its lease runs
+ * out, with the same webhook-id. Retries follow `retryDelay` for 24 hours; a 410 disables the rule.
+ */
+import type { Config } from '../config.js';
+import type { Database } from '../db/database.js';
+import type { WebhookDeliveryRow } from '../db/tables.js';
+import { type AttemptOutcome, claimDue, disableRule, findRule, recordAttempt } from './alerts.store.js';
+import { alertKeyOf, open } from './secret-box.js';
+import { send } from './send.js';
+import { onDeliveriesDue } from './wake.js';
+
+const MAX_DELAY_MS = 60 * 60 * 1000;
+
+/**
+ * The delay before attempt `attempts + 1`: the base doubled per attempt made, at most an hour,
+ * times a random factor in [0.5, 1.5) so that receivers coming back are not hit by every
+ * delivery at once.
+ */
+export function retryDelay(baseMs: number, attempts: number, random = Math.random()): number {
+  return Math.round(Math.min(baseMs * 2 ** Math.max(0, attempts - 1), MAX_DELAY_MS) * (0.5 + random));
+}
+
+export interface WorkerLog {
+  warn(details: object, message: string): void;
+}
+
+export class DeliveryWorker {
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly abort = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  private polling = false;
+  private pollAgain = false;
+  private stopped = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly config: Config,
+    private readonly log: WorkerLog,
+  ) {}
+
+  start(): void {
+    onDeliveriesDue(this.db, () => void this.poll());
+    this.timer = setInterval(() => void this.poll(), this.config.alerts.pollMs);
+    this.timer.unref();
+    void this.poll();
+  }
+
+  /** Stops claiming, cuts the requests in flight (their rows are sent again after their lease) and waits for them. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    onDeliveriesDue(this.db, undefined);
+    this.abort.abort();
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** Claims what is due, as long as slots are free; concurrent calls fold into one more round. */
+  async poll(): Promise<void> {
+    if (this.stopped) return;
+    if (this.polling) {
+      this.pollAgain = true;
+      return;
+    }
+    this.polling = true;
+    try {
+      do {
+        this.pollAgain = false;
+        const free = this.config.alerts.concurrency - this.inFlight.size;
+        if (free <= 0) break;
+        // Past the attempt's time limit, with room for recording it: a row claimed by a process that died is due again then.
+        const leaseMs = this.config.alerts.timeoutMs + 5_000;
+        const claimed = await claimDue(this.db, free, leaseMs);
+        for (const delivery of claimed) this.track(this.attempt(delivery));
+        // A full claim may have left more due rows behind: look again once a slot frees up.
+        if (claimed.length === free) this.backlog = true;
+      } while (this.pollAgain && !this.stopped);
+    } catch (error) {
+      if (!this.stopped) this.log.warn({ err: error }, 'could not claim alert deliveries');
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  private backlog = false;
+
+  private track(attempt: Promise<void>): void {
+    this.inFlight.add(attempt);
+    void attempt.finally(() => {
+      this.inFlight.delete(attempt);
+      if (this.backlog && !this.stopped) {
+        this.backlog = false;
+        void this.poll();
+      }
+    });
+  }
+
+  private async attempt(delivery: WebhookDeliveryRow): Promise<void> {
+    try {
+      const rule = await findRule(this.db, delivery.rule_id);
+      if (!rule) return; // deleted: its deliveries went with it
+      if (!rule.enabled) {
+        await recordAttempt(this.db, delivery.id, {
+          status: 'FAILED',
+          responseStatus: null,
+          error: `the rule is disabled${rule.disabled_reason ? ` (${rule.disabled_reason})` : ''}`,
+          retryInMs: 0,
+        });
+        return;
+      }
+      const key = alertKeyOf(this.config);
+      let secret: string | undefined;
+      if (rule.secret_box) {
+        try {
+          secret = key ? open(key, rule.secret_box) : undefined;
+        } catch {
+          secret = undefined;
+        }
+      }
+      const result = await send(rule, delivery, {
+        timeoutMs: this.config.alerts.timeoutMs,
+        allowPrivate: this.config.alerts.allowPrivate,
+        secret,
+        signal: this.abort.signal,
+      });
+      // Shutting down: the row keeps its lease and is sent again by the next worker.
+      if (this.stopped) return;
+      const outcome = this.outcomeOf(delivery, result.status, result.error);
+      await recordAttempt(this.db, delivery.id, outcome);
+      if (result.status === 410) {
+        await disableRule(this.db, rule.id, `the receiver answered 410 Gone on delivery ${delivery.id}`);
+      }
+    } catch (error) {
+      if (!this.stopped)
+        this.log.warn({ err: error, delivery: delivery.id }, 'alert delivery attempt failed');
+    }
+  }
+
+  private outcomeOf(
+    delivery: WebhookDeliveryRow,
+    status: number | null,
+    error: string | null,
+  ): AttemptOutcome {
+    if (status !== null && status >= 200 && status < 300)
+      return { status: 'DELIVERED', responseStatus: status, error: null, retryInMs: 0 };
+    const reason = error ?? `the receiver answered ${status}`;
+    if (status === 410)
+      return {
+        status: 'FAILED',
+        responseStatus: status,
+        error: `${reason}: the rule is disabled`,
+        retryInMs: 0,
+      };
+    const left = delivery.give_up_at.getTime() - Date.now();
+    if (left <= 0)
+      return {
+        status: 'FAILED',
+        responseStatus: status,
+        error: `${reason}; gave up after ${delivery.attempts + 1} attempts over 24 hours`,
+        retryInMs: 0,
+      };
+    const delay = Math.min(retryDelay(this.config.alerts.retryBaseMs, delivery.attempts + 1), left);
+    return { status: 'PENDING', responseStatus: status, error: reason, retryInMs: delay };
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * Alert rules and signed webhooks (contract section 5, "Push"): the admin fields live in
+ * alerts.graphql and alerts.resolvers.ts, ingestion queues its deliveries through
+ * ingest-alerts.store.ts; this is what the server starts beside its routes.
+ */
+import type { Config } from '../config.js';
+import type { Database } from '../db/database.js';
+import { DeliveryWorker, type WorkerLog } from './delivery-worker.js';
+import { RuleTimer } from './rule-timer.js';
+
+export interface RunningAlerts {
+  stop(): Promise<void>;
+}
+
+/** Starts the delivery worker and the rule timer (unless WFAPI_ALERTS_WORKER=false). */
+export function startAlerts(db: Database, config: Config, log: WorkerLog): RunningAlerts | undefined {
+  if (!config.alerts.worker) return undefined;
+  const worker = new DeliveryWorker(db, config, log);
+  const timer = new RuleTimer(db, config.alerts.evaluateMs, log, () => void worker.poll());
+  worker.start();
+  timer.start();
+  return {
+    async stop() {
+      await timer.stop();
+      await worker.stop();
+    },
+  };
+}

@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ADMIN_TOKEN, adminGql } from '../admin/admin-request.js';
+import { createTenant, execution, ingest, workflow } from '../harness/fixtures.js';
+import { freePort } from '../harness/process.js';
+import { useServer } from '../harness/suite.js';
+import { CREATE_ALERT_RULE, deliveriesWhen } from './alerts-request.js';
+
+const ALERTMANAGER = '/usr/bin/prometheus-alertmanager';
+
+/** The configuration the README shows, with a receiver that sends nowhere. */
+const CONFIG = `route:
+  receiver: 'null'
+receivers:
+  - name: 'null'
+`;
+
+interface AmAlert {
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  status: { state: string };
+  startsAt: string;
+  endsAt: string;
+}
+
+describe('the ALERTMANAGER target, against a real Alertmanager', () => {
+  const ctx = useServer({
+    adminToken: ADMIN_TOKEN,
+    alerts: { allowPrivate: true, pollMs: 50, evaluateMs: 200, retryBaseMs: 200 },
+  });
+  let alertmanager: ChildProcess;
+  let amUrl: string;
+  let dir: string;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'wfapi-alertmanager-'));
+    writeFileSync(join(dir, 'alertmanager.yml'), CONFIG);
+    const port = await freePort();
+    amUrl = `http://127.0.0.1:${port}`;
+    alertmanager = spawn(
+      ALERTMANAGER,
+      [
+        `--config.file=${join(dir, 'alertmanager.yml')}`,
+        `--storage.path=${join(dir, 'data')}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+        '--cluster.listen-address=',
+      ],
+      { stdio: 'ignore' },
+    );
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const ready = await fetch(`${amUrl}/-/ready`).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (ready) break;
+      if (Date.now() > deadline) throw new Error('alertmanager did not become ready');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  });
+  after(async () => {
+    alertmanager?.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function alertsOf(ruleId: string): Promise<AmAlert[]> {
+    const alerts = (await (await fetch(`${amUrl}/api/v2/alerts`)).json()) as AmAlert[];
+    return alerts.filter((alert) => alert.labels.rule === ruleId);
+  }
+
+  async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      const value = await read();
+      if (done(value)) return value;
+      if (Date.now() > deadline) throw new Error(`${what}: ${JSON.stringify(value)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  it('receives a FAILURE_RATE alert with its labels, then its resolution', async () => {
+    const tenant = await createTenant(ctx.db);
+    const flow = workflow(tenant.organizationId);
+    await ingest(ctx.db, [flow]);
+    const created = await adminGql(ctx.server.url, CREATE_ALERT_RULE, {
+      input: {
+        organizationId: tenant.organizationId,
+        name: 'HighFailureRate',
+        condition: 'FAILURE_RATE',
+        workflowUUID: flow.uuid,
+        threshold: 0.5,
+        window: '1h',
+        target: 'ALERTMANAGER',
+        url: amUrl,
+        severity: 'critical',
+      },
+    });
+    const rule = created.body.data.createAlertRule.rule;
+    assert.equal(created.body.data.createAlertRule.signingSecret, null);
+    const run = (status: string) =>
+      execution(tenant.organizationId, flow.uuid as string, { status, startedAt: new Date().toISOString() });
+
+    await ingest(ctx.db, [run('FAILURE'), run('FAILURE'), run('SUCCESS')]);
+    const [firing] = await until(
+      () => alertsOf(rule.id),
+      (a) => a.length === 1,
+      'no firing alert',
+    );
+    assert.deepEqual(firing!.labels, {
+      alertname: 'HighFailureRate',
+      organization: tenant.organizationId,
+      workflow: flow.uuid,
+      severity: 'critical',
+      rule: rule.id,
+    });
+    assert.equal(firing!.status.state, 'active');
+    assert.match(firing!.annotations.description!, /failure rate 66\.7% \(2 of 3\)/);
+    assert.ok(Date.parse(firing!.endsAt) > Date.now(), 'a firing alert ends in the future');
+
+    await ingest(ctx.db, [run('SUCCESS'), run('SUCCESS'), run('SUCCESS')]);
+    // Alertmanager lists only alerts that have not ended: a resolved one leaves the list.
+    await until(
+      () => alertsOf(rule.id),
+      (a) => a.length === 0,
+      'the alert was not resolved',
+    );
+    const deliveries = await deliveriesWhen(ctx.server.url, tenant.organizationId, (d) =>
+      d.every((delivery: { status: string }) => delivery.status === 'DELIVERED'),
+    );
+    assert.deepEqual(
+      deliveries.map((d: { type: string }) => d.type),
+      ['failure_rate.resolved', 'failure_rate.firing'],
+    );
+    assert.equal(deliveries[0].payload.data.startsAt, deliveries[1].payload.data.startsAt);
+  });
+});
