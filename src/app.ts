@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import { registerConsoleRoutes } from './console/index.js';
 import type { Database } from './db/database.js';
 import { openDatabase } from './db/open.js';
+import { PartitionMaintainer } from './db/partition-maintainer.js';
 import { AppError, errorBody } from './errors.js';
 import { registerCors } from './graphql/cors.js';
 import { DocumentCache } from './graphql/document-cache.js';
@@ -86,6 +87,19 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     server.log.warn({ err: error }, 'could not record API key use'),
   );
   keyUsage.start();
+  const partitions = new PartitionMaintainer(
+    db,
+    { everyMs: config.partitions.maintenanceMs, retentionDays: config.partitions.retentionDays },
+    ({ result, error }) => {
+      if (error) server.log.warn({ err: error }, 'partition maintenance failed; retried at the next round');
+      else if (
+        result &&
+        (result.created.length > 0 || result.dropped.length > 0 || result.defaultRowsDeleted > 0)
+      )
+        server.log.info(result, 'partitions maintained');
+    },
+  );
+  await partitions.start();
   const credentials = new CredentialCache(db, config.authCacheMs);
 
   // Once closing, no new connection is accepted, but a request that arrives on an open one is
@@ -220,6 +234,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
           clearTimeout(deadline);
         }
         await keyUsage.stop();
+        await partitions.stop();
         credentials.close();
         await rateLimiter.close();
         if (ownsDb) await db.close();

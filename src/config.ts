@@ -79,6 +79,13 @@ export interface Config {
     /** How long a scrape waits for the platform metrics before serving the last ones read. */
     readonly platformTimeoutMs: number;
   };
+  /** Time partitions of the raw tables and their retention (contract section 6; docs/partitions.md). */
+  readonly partitions: {
+    /** Raw rows are kept this many days, dropped a month partition at a time; absent: kept for ever. */
+    readonly retentionDays: number | undefined;
+    /** How often partitions are created ahead and retention applied. */
+    readonly maintenanceMs: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -98,6 +105,10 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
     throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
   }
   return value;
+}
+
+function optionalInt(env: Env, name: string, min: number, max: number): number | undefined {
+  return str(env, name) === undefined ? undefined : int(env, name, 0, min, max);
 }
 
 function bool(env: Env, name: string, fallback: boolean): boolean {
@@ -180,6 +191,10 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
       maxWorkflows: int(env, 'WFAPI_METRICS_MAX_WORKFLOWS', 500, 1, 100_000),
       platformTimeoutMs: int(env, 'WFAPI_METRICS_TIMEOUT_MS', 5000, 10, 600_000),
     },
+    partitions: {
+      retentionDays: optionalInt(env, 'WFAPI_RETENTION_DAYS', 1, 36_500),
+      maintenanceMs: int(env, 'WFAPI_PARTITION_MAINTENANCE_MS', 3_600_000, 1000, 86_400_000),
+    },
   };
   const merged = {
     ...base,
@@ -189,6 +204,7 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
     authFailureLimit: { ...base.authFailureLimit, ...overrides.authFailureLimit },
     connections: { ...base.connections, ...overrides.connections },
     metrics: { ...base.metrics, ...overrides.metrics },
+    partitions: { ...base.partitions, ...overrides.partitions },
   } as Config;
   return deepFreeze(merged);
 }

@@ -93,6 +93,13 @@ export const executions = table('executions', {
 });
 export type ExecutionTableRow = RowOf<typeof executions>;
 
+/** Who owns each execution uuid ever stored, and where the execution lies in time (its partition). */
+export const executionKeys = table('execution_keys', {
+  uuid: 'uuid not null',
+  organization_id: 'uuid not null',
+  started_at: 'timestamptz not null',
+});
+
 export const executionLogs = table('execution_logs', {
   organization_id: 'uuid not null',
   workflow_execution_uuid: 'uuid not null',
@@ -153,6 +160,7 @@ export const TABLES = [
   workflows,
   deployments,
   executions,
+  executionKeys,
   executionLogs,
   executionEvents,
   executionErrorGroups,
