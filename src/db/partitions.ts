@@ -137,6 +137,13 @@ export async function maintainPartitionsIn(
     await tx.query('select pg_advisory_xact_lock($1)', [PARTITION_LOCK]);
     const created: string[] = [];
     const dropped: string[] = [];
+    if (keepFrom !== undefined) {
+      await tx.query(
+        `insert into raw_retention (kept_from) values ($1)
+         on conflict (only_row) do update set kept_from = greatest(raw_retention.kept_from, excluded.kept_from)`,
+        [new Date(keepFrom).toISOString()],
+      );
+    }
     let defaultRowsDeleted = 0;
     for (const spec of PARTITIONED_TABLES) {
       const partitions = await monthPartitions(tx, spec.table);
@@ -170,4 +177,14 @@ export async function maintainPartitionsIn(
     }
     return { created, dropped, defaultRowsDeleted };
   }
+}
+
+/**
+ * The first instant whose raw rows are kept, once retention has run: the rollups still count what
+ * lies before it, so readers that pair rollup counts with raw rows (a list's count, a deep page's
+ * seek) start their window there, and list only what remains.
+ */
+export async function retainedFrom(db: Queryable): Promise<Date | undefined> {
+  const [row] = await db.query<{ kept_from: Date }>('select kept_from from raw_retention');
+  return row?.kept_from;
 }

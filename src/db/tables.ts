@@ -100,6 +100,12 @@ export const executionKeys = table('execution_keys', {
   started_at: 'timestamptz not null',
 });
 
+/** Since when raw rows are kept, once retention has run (docs/partitions.md). */
+export const rawRetention = table('raw_retention', {
+  only_row: 'boolean not null',
+  kept_from: 'timestamptz not null',
+});
+
 export const executionLogs = table('execution_logs', {
   organization_id: 'uuid not null',
   workflow_execution_uuid: 'uuid not null',
@@ -161,6 +167,7 @@ export const TABLES = [
   deployments,
   executions,
   executionKeys,
+  rawRetention,
   executionLogs,
   executionEvents,
   executionErrorGroups,

@@ -135,6 +135,11 @@ export async function up(tx: Transaction): Promise<void> {
   await tx.query(
     'insert into execution_keys (uuid, organization_id, started_at) select uuid, organization_id, started_at from executions',
   );
+  // The first instant whose raw rows retention keeps (one row, once retention has run).
+  await tx.query(`create table raw_retention (
+    only_row boolean primary key default true check (only_row),
+    kept_from timestamptz not null
+  )`);
   for (const r of REBUILDS) await rebuild(tx, r);
   await maintainPartitionsIn(tx);
 }
