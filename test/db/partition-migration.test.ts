@@ -225,9 +225,23 @@ describe('the partitioning migration (0006)', () => {
       }
     };
     const rowsBefore = await counts();
+    // This checkout's list count reads where retention starts (0006's raw_retention, empty until
+    // retention runs): an empty stand-in lets it read the schema before 0006 as that version did.
+    await db.query('create table raw_retention (kept_from timestamptz not null)');
     const before = await answers();
+    await db.query('drop table raw_retention');
     assert.equal((before.acmeFar as { data: { oldLogs: { data: unknown[] } } }).data.oldLogs.data.length, 3);
     assert.equal((before.globexFar as { data: { old: { data: unknown } } }).data.old.data, null);
+
+    // A trigger another migration (0004, 0005) may have put on a raw table survives the rebuild.
+    await db.query('create table executions_seen (uuid uuid not null)');
+    await db.query(
+      `create function executions_seen() returns trigger language plpgsql as $$
+       begin insert into executions_seen values (new.uuid); return null; end $$`,
+    );
+    await db.query(
+      'create trigger executions_seen after insert on executions for each row execute function executions_seen()',
+    );
 
     await migrate(db);
 
@@ -246,6 +260,10 @@ describe('the partitioning migration (0006)', () => {
               + (select count(*) from execution_events_default) as n`,
     );
     assert.equal(Number(inDefault!.n), 0);
+    const [trigger] = await db.query<{ n: number }>(
+      `select count(*)::int as n from pg_trigger where tgrelid = 'executions'::regclass and tgname = 'executions_seen'`,
+    );
+    assert.equal(trigger!.n, 1);
     const [keys] = await db.query<{ n: number }>('select count(*)::int as n from execution_keys');
     assert.equal(keys!.n, rowsBefore.executions);
   });

@@ -104,6 +104,10 @@ const REBUILDS: readonly Rebuild[] = [
 async function rebuild(tx: Transaction, r: Rebuild): Promise<void> {
   const { table, column } = r.spec;
   const old = `${table}_unpartitioned`;
+  // Triggers another migration may have put on the table are put back on the partitioned one.
+  const triggers = await tx.query<{ def: string }>(
+    `select pg_get_triggerdef(oid) as def from pg_trigger where tgrelid = '${table}'::regclass and not tgisinternal`,
+  );
   await tx.query(`alter table ${table} rename to ${old}`);
   await tx.query(`alter table ${old} rename constraint ${table}_pkey to ${old}_pkey`);
   for (const index of r.dropIndexes) await tx.query(`drop index ${index}`);
@@ -123,6 +127,7 @@ async function rebuild(tx: Transaction, r: Rebuild): Promise<void> {
   await tx.query(`drop table ${old}`);
   await tx.query(`alter table ${table} add primary key (${r.primaryKey})`);
   for (const index of r.indexes) await tx.query(index);
+  for (const { def } of triggers) await tx.query(def);
 }
 
 export async function up(tx: Transaction): Promise<void> {
