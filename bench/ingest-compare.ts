@@ -24,6 +24,8 @@ const { values: args } = parseArgs({
     events: { type: 'string', default: '30000' },
     logs: { type: 'string', default: '60000' },
     db: { type: 'string', default: 'pglite,postgres' },
+    // Another port when 4703 is taken (another benchmark on the same machine).
+    port: { type: 'string', default: '4703' },
   },
 });
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -37,7 +39,10 @@ for (const kind of args.db.split(',')) {
     const order = round % 2 === 0 ? (['old', 'current'] as const) : (['current', 'old'] as const);
     const figures: Record<string, IngestFigure[]> = {};
     for (const side of order) {
-      figures[side] = await measureIngestion(kind, COUNTS, side === 'old' ? { cli: oldCli } : {});
+      figures[side] = await measureIngestion(kind, COUNTS, {
+        port: Number(args.port),
+        ...(side === 'old' ? { cli: oldCli } : {}),
+      });
     }
     for (const [i, current] of figures.current!.entries()) {
       const old = figures.old![i]!;

@@ -6,13 +6,16 @@ import { answerClientError } from './client-error.js';
 import type { Config } from './config.js';
 import { registerConsoleRoutes } from './console/index.js';
 import type { Database } from './db/database.js';
-import { openDatabase } from './db/open.js';
+import { openDatabase, openReadRouter } from './db/open.js';
 import { PartitionMaintainer } from './db/partition-maintainer.js';
+import type { DatabaseStatus, ReadRouter } from './db/replicas/read-router.js';
 import { AppError, errorBody } from './errors.js';
+import { registerEvents } from './events/index.js';
 import { registerCors } from './graphql/cors.js';
 import { DocumentCache } from './graphql/document-cache.js';
 import { registerGraphqlRoutes } from './graphql/graphql.route.js';
 import { JSON_TYPE, negotiate } from './graphql/media-type.js';
+import { keyAdmission } from './http/admit-key.js';
 import { limitBodyTime, limitConnections } from './http/connection-limits.js';
 import { registerIngestRoutes } from './ingest/ingest.route.js';
 import { registerMetrics } from './metrics/index.js';
@@ -80,6 +83,19 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
   limitConnections(server.server, config.connections);
   limitBodyTime(server, config.connections);
+  let reads: ReadRouter;
+  try {
+    reads = await openReadRouter(config, db, {
+      onChange: (address, inUse, reason) =>
+        server.log.warn(
+          { replica: address, reason },
+          inUse ? 'replica answers reads again' : 'replica skipped',
+        ),
+    });
+  } catch (error) {
+    if (ownsDb) await db.close().catch(() => {});
+    throw error;
+  }
   const rateLimiter =
     options.rateLimiter ??
     (config.redisUrl ? new RedisRateLimiter(config.redisUrl) : new MemoryRateLimiter());
@@ -101,6 +117,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   );
   await partitions.start();
   const credentials = new CredentialCache(db, config.authCacheMs);
+  const admit = keyAdmission({ config, rateLimiter, keyUsage, credentials });
 
   // Once closing, no new connection is accepted, but a request that arrives on an open one is
   // still answered (it was accepted), and every answer ends its connection, so that keep-alive
@@ -167,8 +184,16 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     return reply.code(404).send(errorBody(new AppError('NOT_FOUND', `No route ${request.method} ${path}`)));
   });
 
-  const metrics = registerMetrics(server, { config, db, rateLimiter });
+  const metrics = registerMetrics(server, {
+    config,
+    db,
+    rateLimiter,
+    ...(reads.hasReplicas && { databases: () => reads.status(true) }),
+  });
   server.get('/healthz', async () => ({ status: 'ok' }));
+  // With replicas, each database is reported (the replicas as of their last check).
+  const databases = (primaryUp: boolean): { databases?: DatabaseStatus[] } =>
+    reads.hasReplicas ? { databases: reads.status(primaryUp) } : {};
   server.get('/readyz', async (_request, reply) => {
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -180,10 +205,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
           timer = setTimeout(() => reject(new Error('ping timed out')), config.readyTimeoutMs);
         }),
       ]);
-      return { status: 'ready' };
+      return { status: 'ready', ...databases(true) };
     } catch {
       return reply.code(503).send({
         status: 'unavailable',
+        ...databases(false),
         ...errorBody(new AppError('SERVICE_UNAVAILABLE', 'The database is unavailable')),
       });
     } finally {
@@ -200,10 +226,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   registerGraphqlRoutes(server, {
     config,
     db,
+    reads,
     documents,
-    rateLimiter,
-    keyUsage,
-    credentials,
+    admit,
     observe: metrics?.graphqlObserver('/graphql'),
   });
   registerAdminRoutes(server, {
@@ -212,6 +237,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     rateLimiter,
     observe: metrics?.graphqlObserver('/admin/graphql'),
   });
+  registerEvents(server, { config, db, admit });
   registerIngestRoutes(server, { config, db, rateLimiter, onBatch: metrics?.ingestBatch });
   registerConsoleRoutes(server);
 
@@ -237,6 +263,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         await partitions.stop();
         credentials.close();
         await rateLimiter.close();
+        await reads.close();
         if (ownsDb) await db.close();
       })();
       return closing;

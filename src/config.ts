@@ -17,6 +17,13 @@ export interface Config {
   readonly host: string;
   /** PostgreSQL connection string; when absent the embedded database in `dataDir` is used. */
   readonly databaseUrl: string | undefined;
+  /**
+   * Streaming replicas of `databaseUrl` that answer `/graphql` reads (PostgreSQL only); empty:
+   * the primary answers everything. See src/db/replicas.
+   */
+  readonly databaseReplicaUrls: readonly string[];
+  /** A replica further behind the primary than this is skipped until it catches up. */
+  readonly replicaMaxLagMs: number;
   /** Directory of the embedded database; `memory://` keeps it in memory (tests). */
   readonly dataDir: string;
   readonly dbPoolSize: number;
@@ -86,6 +93,15 @@ export interface Config {
     /** How often partitions are created ahead and retention applied. */
     readonly maintenanceMs: number;
   };
+  /** `GET /events`, the live stream (contract section 5); see src/events. */
+  readonly events: {
+    /** Streams one API key may hold open on this server; the next is answered 429. */
+    readonly maxStreamsPerKey: number;
+    /** Interval of the comment line that keeps proxies from closing an idle stream. */
+    readonly heartbeatMs: number;
+    /** How often the server reads the change feed for all its open streams (one query). */
+    readonly pollMs: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -143,6 +159,8 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
     port: int(env, 'PORT', 4000, 0, 65535),
     host: str(env, 'HOST') ?? '127.0.0.1',
     databaseUrl: str(env, 'DATABASE_URL'),
+    databaseReplicaUrls: list(str(env, 'DATABASE_REPLICA_URLS')),
+    replicaMaxLagMs: int(env, 'WFAPI_REPLICA_MAX_LAG_MS', 10_000, 0, 3_600_000),
     dataDir: str(env, 'WFAPI_DATA_DIR') ?? './.wfapi',
     dbPoolSize: int(env, 'WFAPI_DB_POOL_SIZE', 10, 1, 500),
     dbPreparedStatements: bool(env, 'WFAPI_DB_PREPARED_STATEMENTS', true),
@@ -195,6 +213,11 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
       retentionDays: optionalInt(env, 'WFAPI_RETENTION_DAYS', 1, 36_500),
       maintenanceMs: int(env, 'WFAPI_PARTITION_MAINTENANCE_MS', 3_600_000, 1000, 86_400_000),
     },
+    events: {
+      maxStreamsPerKey: int(env, 'WFAPI_SSE_MAX_STREAMS', 100, 1, 100_000),
+      heartbeatMs: int(env, 'WFAPI_SSE_HEARTBEAT_MS', 15_000, 10, 600_000),
+      pollMs: int(env, 'WFAPI_SSE_POLL_MS', 500, 10, 60_000),
+    },
   };
   const merged = {
     ...base,
@@ -205,8 +228,21 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
     connections: { ...base.connections, ...overrides.connections },
     metrics: { ...base.metrics, ...overrides.metrics },
     partitions: { ...base.partitions, ...overrides.partitions },
+    events: { ...base.events, ...overrides.events },
   } as Config;
+  if (merged.databaseReplicaUrls.length > 0 && merged.databaseUrl === undefined) {
+    throw new ConfigError(
+      'DATABASE_REPLICA_URLS needs DATABASE_URL: read replicas are PostgreSQL streaming replicas, and the embedded database has none',
+    );
+  }
   return deepFreeze(merged);
+}
+
+function list(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
 }
 
 function corsOrigins(value: string): '*' | string[] {

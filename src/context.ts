@@ -26,13 +26,25 @@ export class RequestLoaders {
   }
 }
 
-export function createContext(db: Database, principal: Principal) {
+/**
+ * A request's context: `db` is the database its reads go to (a replica or the primary), and
+ * `completeUpTo` what that database is known to hold when it is a replica, which bounds the
+ * answer's freshness (`dataAsOf`) below the organization's last ingestion.
+ */
+export function createContext(db: Database, principal: Principal, completeUpTo?: Date) {
   return {
     db,
     principal,
     organizationId: principal.organizationId,
+    dataAsOf: earlier(principal.dataAsOf, completeUpTo),
     loaders: new RequestLoaders(db, principal.organizationId),
   };
+}
+
+/** The earlier of `mark` and `bound` (when there is a bound), `mark` itself when it is earlier. */
+function earlier(mark: Date | null, bound: Date | undefined): Date | null {
+  if (mark === null || bound === undefined || mark <= bound) return mark;
+  return bound;
 }
 
 /** What every resolver receives. */

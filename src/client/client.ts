@@ -1,3 +1,4 @@
+import { type EventsInput, type EventsOptions, type ExecutionEvent, streamEvents } from './events.js';
 import { OPERATIONS } from './operations.generated.js';
 import { PageIterator } from './paged.js';
 import { type ClientOptions, endpointOf, type RequestOptions, Transport } from './transport.js';
@@ -151,6 +152,22 @@ export class Client {
   /** Log lines whose message contains `query` (case-insensitive), newest first (extended API). */
   searchExecutionLogs(...[input, options]: InputParams<'searchExecutionLogs'>) {
     return this.query('searchExecutionLogs', { input }, options);
+  }
+
+  /**
+   * The organization's execution changes as they happen (`GET /events`, wfapi's extended API),
+   * resuming with `Last-Event-ID` after every drop. Break out of the loop, or abort
+   * `options.signal`, to close the stream.
+   *
+   * ```ts
+   * for await (const { execution } of client.events({ status: ['FAILURE'] })) console.log(execution.uuid);
+   * ```
+   */
+  events(
+    input: EventsInput = {},
+    options: EventsOptions = {},
+  ): AsyncGenerator<ExecutionEvent, void, undefined> {
+    return streamEvents(this.transport, input, options);
   }
 
   private iterate<K extends PagedQueryName>(

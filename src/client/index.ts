@@ -18,6 +18,7 @@ export {
   ValidationError,
   WfapiError,
 } from './errors.js';
+export type { EventsInput, EventsOptions, ExecutionEvent } from './events.js';
 export { OBJECT_FIELDS, OPERATIONS } from './operations.generated.js';
 export { MAX_PAGE_SIZE, PageIterator, type PageOf, type PageRequest } from './paged.js';
 export { type ClientOptions, endpointOf, type RequestOptions } from './transport.js';

@@ -140,6 +140,33 @@ export class Transport {
     }
   }
 
+  /**
+   * Opens a GET of `url` whose answer is read as it arrives (Server-Sent Events): resolves with
+   * the response once its status is 2xx, else rejects with the WfapiError its answer makes. No
+   * retries and no time limit here: the caller of a stream decides when to reconnect.
+   */
+  async openStream(url: string, headers: Record<string, string>, signal: AbortSignal): Promise<Response> {
+    const { 'content-type': _type, ...sent } = this.headers;
+    let response: Response;
+    try {
+      response = await this.fetch(url, { method: 'GET', headers: { ...sent, ...headers }, signal });
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      throw new NetworkError(`cannot reach ${url}: ${networkReason(error)}`, {
+        code: 'NETWORK_ERROR',
+        cause: error,
+      });
+    }
+    if (response.ok) return response;
+    const { status, statusText } = response;
+    return readAnswer({
+      status,
+      statusText,
+      headers: response.headers,
+      text: await response.text(),
+    }) as never;
+  }
+
   private async attempt<T>(body: string, read: (answer: Answer) => T, options: RequestOptions): Promise<T> {
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     const controller = new AbortController();

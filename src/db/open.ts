@@ -1,8 +1,16 @@
-import type { Config } from '../config.js';
+import { type Config, ConfigError } from '../config.js';
 import type { Database } from './database.js';
 import { openEmbedded } from './embedded/embedded-database.js';
 import { migrate } from './migrate.js';
 import { openPostgres } from './postgres.js';
+import { addressOf, ReadRouter, type ReplicaOptions } from './replicas/read-router.js';
+
+/** The pool settings of every PostgreSQL connection, the primary's and the replicas'. */
+const postgresOptions = (config: Config) => ({
+  poolSize: config.dbPoolSize,
+  statementTimeoutMs: config.limits.requestTimeoutMs,
+  preparedStatements: config.dbPreparedStatements,
+});
 
 /**
  * Opens the configured database (PostgreSQL when DATABASE_URL is set, else the embedded one in
@@ -11,13 +19,42 @@ import { openPostgres } from './postgres.js';
 export async function openDatabase(config: Config): Promise<Database> {
   return migrated(
     config.databaseUrl
-      ? openPostgres(config.databaseUrl, {
-          poolSize: config.dbPoolSize,
-          statementTimeoutMs: config.limits.requestTimeoutMs,
-          preparedStatements: config.dbPreparedStatements,
-        })
+      ? openPostgres(config.databaseUrl, postgresOptions(config))
       : await openEmbedded(config.dataDir),
   );
+}
+
+/**
+ * The router of `/graphql` reads over `primary` and the configured replicas (none: every read
+ * goes to the primary), its first health check done. Replicas are read-only streaming copies of
+ * a PostgreSQL primary: the embedded database cannot have any.
+ */
+export async function openReadRouter(
+  config: Config,
+  primary: Database,
+  options: Omit<ReplicaOptions, 'maxLagMs'> = {},
+): Promise<ReadRouter> {
+  if (config.databaseReplicaUrls.length > 0 && primary.kind !== 'postgres') {
+    throw new ConfigError(
+      'DATABASE_REPLICA_URLS needs a PostgreSQL primary (DATABASE_URL), not the embedded database',
+    );
+  }
+  const replicas = config.databaseReplicaUrls;
+  const probe = (url: string) =>
+    openPostgres(url, { poolSize: 1, statementTimeoutMs: 2_000, applicationName: 'wfapi-replica-check' });
+  const router = new ReadRouter(
+    primary,
+    replicas.length > 0 && config.databaseUrl ? probe(config.databaseUrl) : undefined,
+    config.databaseUrl ? addressOf(config.databaseUrl) : 'embedded',
+    replicas.map((url) => ({
+      db: openPostgres(url, { ...postgresOptions(config), applicationName: 'wfapi-replica-read' }),
+      probe: probe(url),
+      address: addressOf(url),
+    })),
+    { ...options, maxLagMs: config.replicaMaxLagMs },
+  );
+  await router.start();
+  return router;
 }
 
 /** `db` with migrations applied; closed if they fail. */

@@ -158,6 +158,14 @@ export const ingestWatermarks = table('ingest_watermarks', {
   data_as_of: 'timestamptz not null',
 });
 
+export const executionChanges = table('execution_changes', {
+  id: 'bigint not null',
+  organization_id: 'uuid not null',
+  execution_uuid: 'uuid not null',
+  changed_at: 'timestamptz not null',
+});
+export type ExecutionChangeTableRow = RowOf<typeof executionChanges>;
+
 /** Every table defined here. */
 export const TABLES = [
   organizations,
@@ -174,4 +182,5 @@ export const TABLES = [
   errorGroups,
   orphanEventExecutions,
   ingestWatermarks,
+  executionChanges,
 ] as const;

@@ -1,13 +1,9 @@
-import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { createContext } from '../context.js';
 import type { Database } from '../db/database.js';
-import { AppError, isDatabaseUnavailable, unavailable } from '../errors.js';
-import { chargeAuthFailure } from '../modules/auth/auth-failures.js';
-import { authenticate, type Principal } from '../modules/auth/authenticate.js';
-import type { CredentialCache } from '../modules/auth/credential-cache.js';
-import type { KeyUsageRecorder } from '../modules/auth/key-usage.js';
-import { type RateLimiter, rateLimitHeaders } from '../modules/auth/rate-limit.js';
+import type { ReadRouter } from '../db/replicas/read-router.js';
+import type { AdmitKey } from '../http/admit-key.js';
 import { formatTime } from '../modules/shared/time.js';
 import type { DocumentCache } from './document-cache.js';
 import { executeGraphqlRequest, type GraphqlOutcome } from './execute-request.js';
@@ -16,105 +12,44 @@ import { registerGraphiqlAssets } from './graphiql-assets.js';
 
 export interface GraphqlRouteDeps {
   readonly config: Config;
+  /** The primary: authentication reads it (so a new or revoked key applies at once). */
   readonly db: Database;
+  /** Where each request's reads go (a replica, or the primary). */
+  readonly reads: ReadRouter;
   readonly documents: DocumentCache;
-  readonly rateLimiter: RateLimiter;
-  readonly keyUsage: KeyUsageRecorder;
-  readonly credentials: CredentialCache;
+  /** Authenticates and rate-limits a request's API key (see src/http/admit-key.ts). */
+  readonly admit: AdmitKey;
   /** Told the outcome of each request (metrics). */
   readonly observe?: (outcome: GraphqlOutcome) => void;
 }
 
-const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
-
-/**
- * From here on, what the request logs carries `bindings` (its organization and key), through
- * request.log and reply.log alike (Fastify logs a request's completion through reply.log). At
- * info and below every request logs its completion, so the child logger is made at once. Above
- * info a request logs only when something goes wrong, and making a child logger (which
- * serialises its bindings) cost 3% of a cheap read's time, measured: the request gets a logger
- * that makes the child on its first enabled call, its disabled levels staying the parent's no-ops
- * (Fastify calls reply.log.info for every request, whatever the level).
- */
-function bindLogger(request: FastifyRequest, reply: FastifyReply, bindings: Record<string, string>): void {
-  const parent = request.log;
-  const from = LEVELS.indexOf(parent.level as (typeof LEVELS)[number]);
-  if (from >= 0 && from <= LEVELS.indexOf('info')) {
-    request.log = parent.child(bindings);
-    reply.log = request.log;
-    return;
-  }
-  let child: FastifyBaseLogger | undefined;
-  const bound = (): FastifyBaseLogger => {
-    child ??= parent.child(bindings);
-    return child;
-  };
-  const logger = Object.create(parent) as FastifyBaseLogger;
-  if (from >= 0) {
-    for (const level of LEVELS.slice(from)) {
-      logger[level] = ((...args: Parameters<FastifyBaseLogger['info']>) =>
-        bound()[level](...args)) as FastifyBaseLogger['info'];
-    }
-  }
-  logger.child = (childBindings, options) => bound().child(childBindings, options);
-  request.log = logger;
-  reply.log = logger;
-}
-
 export function registerGraphqlRoutes(app: FastifyInstance, deps: GraphqlRouteDeps): void {
-  const { config, db, documents, rateLimiter, keyUsage, credentials } = deps;
-  // One warning per outage of the rate limiter (e.g. Redis unreachable), not one per request.
-  let limiterDown = false;
+  const { config, documents, admit, reads } = deps;
   // The last freshness formatted: a key's credentials (and their dataAsOf, the same Date) are
-  // reused for a second, so most requests answer the text the previous one made.
+  // reused for a second, as is a replica's measured state, so most requests answer the text the
+  // previous one made.
   let formatted: { date: Date; text: string } | undefined;
   const dataAsOfText = (date: Date): string => {
     if (formatted?.date !== date) formatted = { date, text: formatTime(date) };
     return formatted.text;
   };
 
-  /** Authentication, then the key's rate limit; failures are charged to the client address only. */
-  async function admit(request: FastifyRequest, reply: FastifyReply): Promise<Principal> {
-    let principal: Principal;
-    try {
-      principal = await authenticate(credentials, request.headers.authorization);
-    } catch (error) {
-      if (error instanceof AppError && error.code === 'UNAUTHENTICATED') {
-        await chargeAuthFailure(rateLimiter, request.ip, config.authFailureLimit);
-      }
-      throw isDatabaseUnavailable(error) ? unavailable() : error;
-    }
-    bindLogger(request, reply, { organizationId: principal.organizationId, keyId: principal.keyId });
-    // A rate limiter outage must not take the API down: such requests are let through.
-    const decision = await rateLimiter.take(`key:${principal.keyId}`, config.rateLimit).catch((error) => {
-      if (!limiterDown)
-        request.log.warn({ err: error }, 'rate limiter unavailable; requests are let through');
-      limiterDown = true;
-      return undefined;
-    });
-    if (decision) {
-      if (limiterDown) request.log.info('rate limiter available again');
-      limiterDown = false;
-      reply.headers(rateLimitHeaders(decision, config.rateLimit, 'per-key'));
-      if (!decision.allowed)
-        throw new AppError('RATE_LIMITED', 'Rate limit exceeded; retry after the Retry-After delay');
-    }
-    keyUsage.touch(principal.keyId);
-    return principal;
-  }
-
   function handle(request: FastifyRequest, reply: FastifyReply, raw: unknown): Promise<FastifyReply> {
     return executeGraphqlRequest(request, reply, raw, {
       documents,
       operations: ['query'],
       timeoutMs: config.limits.requestTimeoutMs,
-      context: async (signal) => createContext(db.abortable(signal), await admit(request, reply)),
+      context: async (signal) => {
+        const principal = await admit(request, reply);
+        const read = reads.forRequest(signal);
+        return createContext(read.db, principal, read.completeUpTo);
+      },
       observe: deps.observe,
       // Freshness is part of the extended API; the hosted schema answers exactly as the hosted service.
       extensions:
         config.schema === 'extended'
           ? (context) => ({
-              dataAsOf: context.principal.dataAsOf && dataAsOfText(context.principal.dataAsOf),
+              dataAsOf: context.dataAsOf && dataAsOfText(context.dataAsOf),
             })
           : undefined,
     });

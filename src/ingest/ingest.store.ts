@@ -2,6 +2,7 @@ import type { CopyValue } from '../db/copy-text.js';
 import type { Database, Transaction } from '../db/database.js';
 import { deployments, workflows } from '../db/tables.js';
 import { changesAny, columnNames, unnestUpsert } from '../db/unnest-insert.js';
+import { recordExecutionChanges } from '../events/change-feed.store.js';
 import { applyExecutions, type ExecutionState, storedExecutions } from './execution-upsert.store.js';
 import { insertEvents, insertLogs } from './lines.store.js';
 import type { DeploymentRecord, IngestRecord, WorkflowRecord } from './records.js';
@@ -73,6 +74,11 @@ export async function ingestBatch(
     const workflows = await upsertWorkflows(tx, lastByUuid(of('workflow')));
     const deployments = await upsertDeployments(tx, lastByUuid(of('deployment')));
     const executions = await applyExecutions(tx, of('execution'), checked.executions);
+    // The live stream's feed, under the organizations' locks taken above (its ordering rests on them).
+    await recordExecutionChanges(
+      tx,
+      executions.map((c) => c.next),
+    );
     const states = new Map(checked.executions);
     for (const { next } of executions) states.set(next.uuid, next);
     // Events stored before their execution count once it arrives; an execution that changes

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
+import type { DatabaseStatus } from '../db/replicas/read-router.js';
 import type { RateLimiter } from '../modules/auth/rate-limit.js';
 import { registerMetricsRoute } from './metrics.route.js';
 import { PlatformMetrics } from './platform-metrics.js';
@@ -18,14 +19,20 @@ export type { ServerMetrics };
 /** Call before the other routes are declared: every answer of `server` is counted. */
 export function registerMetrics(
   server: FastifyInstance,
-  deps: { readonly config: Config; readonly db: Database; readonly rateLimiter: RateLimiter },
+  deps: {
+    readonly config: Config;
+    readonly db: Database;
+    readonly rateLimiter: RateLimiter;
+    /** Each database's state, when read replicas are configured. */
+    readonly databases?: () => readonly DatabaseStatus[];
+  },
 ): ServerMetrics | undefined {
-  const { config, db, rateLimiter } = deps;
+  const { config, db, rateLimiter, databases } = deps;
   const token = config.metrics.token;
   if (token === undefined) return undefined;
   // One registry per server, never prom-client's global one: several apps may share a process (tests, demo).
   const registry = new Registry();
-  const metrics = new ServerMetrics(registry, db);
+  const metrics = new ServerMetrics(registry, db, databases);
   metrics.observeRequests(server);
   const platform = new PlatformMetrics(
     registry,

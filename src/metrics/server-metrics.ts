@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Database } from '../db/database.js';
+import type { DatabaseStatus } from '../db/replicas/read-router.js';
 import type { GraphqlOutcome } from '../graphql/execute-request.js';
 import type { IngestBatchOutcome } from '../ingest/ingest-stream.js';
 
@@ -28,7 +29,8 @@ export class ServerMetrics {
   private readonly graphqlErrors: Counter<'endpoint' | 'code'>;
   private readonly ingested: Counter<'type' | 'result'>;
 
-  constructor(registry: Registry, db: Database) {
+  /** `replicas`: each database's state (src/db/replicas), when read replicas are configured. */
+  constructor(registry: Registry, db: Database, replicas?: () => readonly DatabaseStatus[]) {
     const registers = [registry];
     collectDefaultMetrics({ register: registry });
     this.requests = new Counter({
@@ -95,6 +97,31 @@ export class ServerMetrics {
         registers,
         collect() {
           this.set(pool().waiting);
+        },
+      });
+    }
+    if (replicas) {
+      const ofReplicas = () => replicas().filter((database) => database.role === 'replica');
+      new Gauge({
+        name: 'wfapi_db_replica_lag_seconds',
+        help: 'How far each read replica was behind the primary at its last check (absent while unknown).',
+        labelNames: ['replica'],
+        registers,
+        collect() {
+          this.reset();
+          for (const replica of ofReplicas()) {
+            if (typeof replica.lagMs === 'number')
+              this.set({ replica: replica.address }, replica.lagMs / 1000);
+          }
+        },
+      });
+      new Gauge({
+        name: 'wfapi_db_replica_in_use',
+        help: 'Whether each read replica answers reads (1) or is skipped (0).',
+        labelNames: ['replica'],
+        registers,
+        collect() {
+          for (const replica of ofReplicas()) this.set({ replica: replica.address }, replica.inUse ? 1 : 0);
         },
       });
     }

@@ -34,7 +34,8 @@ const ORDER_COLUMNS = {
 /** Executions are visible only once their workflow is. */
 const FROM = `from executions e join workflows w on w.organization_id = e.organization_id and w.uuid = e.workflow_uuid`;
 
-const COLUMNS = `e.uuid, e.workflow_uuid, e.id, w.name as workflow_name, w.workflow_id, e.status, e.classified_status,
+/** The columns of an ExecutionRow, read from `executions e` joined to `workflows w`. */
+export const EXECUTION_ROW_COLUMNS = `e.uuid, e.workflow_uuid, e.id, w.name as workflow_name, w.workflow_id, e.status, e.classified_status,
   e.started_at, e.finished_at, trim_scale(e.credit_used)::text as credit_used, e.errors, e.executed_in_tee`;
 
 const FILTER = `
@@ -68,7 +69,7 @@ export async function listExecutions(
   paging: Paging,
 ): Promise<ExecutionRow[]> {
   return db.query<ExecutionRow>(
-    `select ${COLUMNS} ${FROM} ${FILTER} ${orderClause(ORDER_COLUMNS, order.field, order.order, 'e.uuid', ['CREDIT_USED'])}
+    `select ${EXECUTION_ROW_COLUMNS} ${FROM} ${FILTER} ${orderClause(ORDER_COLUMNS, order.field, order.order, 'e.uuid', ['CREDIT_USED'])}
      limit $8 offset $9`,
     [...filterParams(organizationId, filter), paging.limit, paging.offset],
   );
@@ -93,7 +94,7 @@ export async function findExecution(
   uuid: string,
 ): Promise<ExecutionRow | undefined> {
   const [row] = await db.query<ExecutionRow>(
-    `select ${COLUMNS} ${FROM} where e.organization_id = $1 and e.uuid = $2`,
+    `select ${EXECUTION_ROW_COLUMNS} ${FROM} where e.organization_id = $1 and e.uuid = $2`,
     [organizationId, uuid],
   );
   return row;

@@ -1,0 +1,75 @@
+import type { Command } from 'commander';
+import { type ExecutionEvent, WorkflowExecutionStatusValues } from '../../../client/index.js';
+import { type ConnectionOptions, withClient, withConnectionOptions } from '../../client-options.js';
+import { enumListOption } from '../../option-parsers.js';
+import { type Palette, statusStyle, stdoutPalette } from '../../render/colors.js';
+import { elapsed, formatDuration, formatInstant } from '../../time-input.js';
+import { watchExecutions } from './main.js';
+
+interface WatchOptions extends ConnectionOptions {
+  workflow?: string;
+  status?: (typeof WorkflowExecutionStatusValues)[number][];
+  lastEventId?: string;
+}
+
+export function register(program: Command): void {
+  withConnectionOptions(
+    program
+      .command('watch')
+      .description(
+        'Print each execution change as it happens (GET /events), reconnecting without gaps until Ctrl-C',
+      )
+      .option('--workflow <workflow>', 'only this workflow (uuid or exact name)')
+      .option(
+        '--status <statuses>',
+        `only these statuses, comma-separated or repeated (${WorkflowExecutionStatusValues.join(', ')})`,
+        enumListOption(WorkflowExecutionStatusValues),
+      )
+      .option('--last-event-id <id>', 'resume after this event id (`eventId` of --json lines)'),
+  ).action(
+    withClient(
+      async (client, options: WatchOptions) => {
+        const controller = new AbortController();
+        const stop = () => controller.abort();
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+        const p = stdoutPalette(process.env);
+        try {
+          await watchExecutions(
+            client,
+            { workflow: options.workflow, status: options.status, lastEventId: options.lastEventId },
+            (event) =>
+              process.stdout.write(
+                options.json
+                  ? `${JSON.stringify({ eventId: event.id, execution: event.execution })}\n`
+                  : `${line(event, p)}\n`,
+              ),
+            {
+              signal: controller.signal,
+              onReconnect: ({ error, delayMs }) =>
+                process.stderr.write(`wfapi: ${error.message}; reconnecting in ${formatDuration(delayMs)}\n`),
+            },
+          );
+        } finally {
+          process.removeListener('SIGINT', stop);
+          process.removeListener('SIGTERM', stop);
+        }
+      },
+      (options) => options,
+    ),
+  );
+}
+
+/** One change: when it started, its status, the workflow, the uuid, how long, the first error. */
+function line({ execution: e }: ExecutionEvent, p: Palette): string {
+  const status = p[statusStyle(e.status)](e.status.padEnd(11));
+  const error = e.errors?.find((x) => x)?.error;
+  return [
+    formatInstant(e.startedAt),
+    status,
+    e.workflowName,
+    p.dim(e.uuid),
+    elapsed(e.startedAt, e.finishedAt),
+    ...(error ? [p.red(error)] : []),
+  ].join('  ');
+}

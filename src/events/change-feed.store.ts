@@ -1,0 +1,99 @@
+import type { Queryable, Transaction } from '../db/database.js';
+import { EXECUTION_ROW_COLUMNS, type ExecutionRow } from '../modules/executions/executions.store.js';
+
+/**
+ * The change feed behind `GET /events` (table execution_changes, migration 0005). A row's id is
+ * the stream cursor. Gap-free resume rests on one guarantee: within an organization, ids commit
+ * in increasing order. Ingestion gives it by writing the feed while it holds the organization's
+ * transaction-level advisory lock (src/ingest/ingest.store.ts), so readers only ever compare ids
+ * of one organization, never across organizations (whose transactions do commit out of id order).
+ */
+
+/** History kept for `Last-Event-ID` resume: the contract promises 24 hours, twice that is kept. */
+export const RETENTION_MS = 48 * 3600 * 1000;
+
+/** Records that these executions were inserted or changed. The caller holds their organizations' ingestion locks. */
+export async function recordExecutionChanges(
+  tx: Transaction,
+  changed: ReadonlyArray<{ readonly organizationId: string; readonly uuid: string }>,
+): Promise<void> {
+  if (changed.length === 0) return;
+  await tx.query(
+    `insert into execution_changes (organization_id, execution_uuid)
+     select * from unnest($1::uuid[], $2::uuid[])`,
+    [changed.map((c) => c.organizationId), changed.map((c) => c.uuid)],
+  );
+}
+
+/** The organization's latest committed change id (0 when none): where a stream without Last-Event-ID starts. */
+export async function latestChangeId(db: Queryable, organizationId: string): Promise<number> {
+  const [row] = await db.query<{ id: number | null }>(
+    'select max(id) as id from execution_changes where organization_id = $1',
+    [organizationId],
+  );
+  return row?.id ?? 0;
+}
+
+/** Where a group of streams reads from: the changes of `organizationId` after id `after`. */
+export interface FeedCursor {
+  readonly organizationId: string;
+  readonly after: number;
+}
+
+/** A change and the execution's current state (absent when it is not visible: no workflow yet). */
+export interface FeedRow {
+  readonly organizationId: string;
+  readonly after: number;
+  readonly changeId: number;
+  readonly execution: ExecutionRow | undefined;
+}
+
+type RawFeedRow = { feed_organization_id: string; feed_after: number; change_id: number } & {
+  [K in keyof ExecutionRow]: ExecutionRow[K] | null;
+};
+
+/**
+ * For every cursor, up to `limit` changes after it, ascending, each with its execution as
+ * /graphql reads it. One statement serves every open stream of the server.
+ */
+export async function readChanges(
+  db: Queryable,
+  cursors: readonly FeedCursor[],
+  limit: number,
+): Promise<FeedRow[]> {
+  if (cursors.length === 0) return [];
+  const rows = await db.query<RawFeedRow>(
+    `select s.organization_id as feed_organization_id, s.after as feed_after, c.id as change_id,
+       ${EXECUTION_ROW_COLUMNS}
+     from unnest($1::uuid[], $2::bigint[]) as s(organization_id, after)
+     cross join lateral (
+       select x.id, x.execution_uuid from execution_changes x
+       where x.organization_id = s.organization_id and x.id > s.after
+       order by x.id limit $3
+     ) c
+     left join executions e on e.organization_id = s.organization_id and e.uuid = c.execution_uuid
+     left join workflows w on w.organization_id = e.organization_id and w.uuid = e.workflow_uuid
+     order by s.organization_id, s.after, c.id`,
+    [cursors.map((c) => c.organizationId), cursors.map((c) => c.after), limit],
+  );
+  return rows.map(({ feed_organization_id, feed_after, change_id, ...execution }) => ({
+    organizationId: feed_organization_id,
+    after: Number(feed_after),
+    changeId: Number(change_id),
+    execution:
+      execution.uuid === null || execution.workflow_name === null ? undefined : (execution as ExecutionRow),
+  }));
+}
+
+/**
+ * Deletes the changes recorded before `before`. It walks the primary key from the oldest id up
+ * to the first row to keep, so its cost is that of the rows deleted, not of the table.
+ */
+export async function pruneChanges(db: Queryable, before: Date): Promise<void> {
+  await db.query(
+    `delete from execution_changes where id < coalesce(
+       (select id from execution_changes where changed_at >= $1 order by id limit 1),
+       (select max(id) + 1 from execution_changes))`,
+    [before],
+  );
+}

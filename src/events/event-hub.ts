@@ -1,0 +1,204 @@
+import type { Database } from '../db/database.js';
+import { AppError } from '../errors.js';
+import { toExecution } from '../modules/executions/execution.mapper.js';
+import {
+  type FeedCursor,
+  type FeedRow,
+  pruneChanges,
+  RETENTION_MS,
+  readChanges,
+} from './change-feed.store.js';
+import type { EventStream } from './event-stream.js';
+import { sseComment, sseEvent, wireExecution } from './sse.js';
+
+export interface EventHubOptions {
+  readonly pollMs: number;
+  readonly heartbeatMs: number;
+  readonly maxStreamsPerKey: number;
+}
+
+/** Changes read per cursor and poll; a full read polls again at once. */
+const READ_LIMIT = 500;
+/** How often the change feed is pruned of what no resume can ask for any more. */
+const PRUNE_EVERY_MS = 3600 * 1000;
+const FIRST_PRUNE_MS = 60 * 1000;
+
+/**
+ * Delivers the change feed to this server's open streams. Streams of one organization that are
+ * at the same cursor (the usual case: caught up) form one group, and one statement per poll
+ * reads every group's changes (readChanges); each event is serialised once per group.
+ *
+ * An event carries the execution's state when it is sent, with section 1's fields exactly as
+ * /graphql answers them. Several changes of one execution read in one poll are sent once, as the
+ * latest (earlier ones would carry the same state), with the latest change's id.
+ */
+export class EventHub {
+  private readonly streams = new Set<EventStream>();
+  private readonly perKey = new Map<string, number>();
+  private pollTimer: NodeJS.Timeout | undefined;
+  private readonly heartbeat: NodeJS.Timeout;
+  private prune: NodeJS.Timeout;
+  private polling = false;
+  private closed = false;
+  private failing = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly options: EventHubOptions,
+    private readonly warn: (error: unknown, message: string) => void,
+  ) {
+    this.heartbeat = setInterval(() => this.beat(), options.heartbeatMs).unref();
+    // A minute after start, then hourly: a server restarted more often than hourly still prunes.
+    const prune = () => {
+      if (this.closed) return;
+      pruneChanges(db, new Date(Date.now() - RETENTION_MS)).catch((error) =>
+        warn(error, 'could not prune the change feed'),
+      );
+      this.prune = setTimeout(prune, PRUNE_EVERY_MS).unref();
+    };
+    this.prune = setTimeout(prune, FIRST_PRUNE_MS).unref();
+  }
+
+  /** Takes one of the key's stream slots, or refuses with 429 when all are held. */
+  reserve(keyId: string): void {
+    const held = this.perKey.get(keyId) ?? 0;
+    if (held >= this.options.maxStreamsPerKey) {
+      throw new AppError(
+        'RATE_LIMITED',
+        `Too many open event streams for this API key (at most ${this.options.maxStreamsPerKey}); close one first`,
+        { headers: { 'retry-after': '1' } },
+      );
+    }
+    this.perKey.set(keyId, held + 1);
+  }
+
+  release(keyId: string): void {
+    const held = (this.perKey.get(keyId) ?? 1) - 1;
+    if (held <= 0) this.perKey.delete(keyId);
+    else this.perKey.set(keyId, held);
+  }
+
+  /** Adds a stream whose slot was reserved; it leaves (and frees the slot) through `remove`. */
+  add(stream: EventStream): void {
+    if (this.closed) {
+      stream.close();
+      return;
+    }
+    this.streams.add(stream);
+    this.schedule(0);
+  }
+
+  remove(stream: EventStream): void {
+    if (this.streams.delete(stream)) this.release(stream.keyId);
+  }
+
+  /** Ends every stream cleanly and stops reading (server shutdown). */
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.pollTimer);
+    clearInterval(this.heartbeat);
+    clearTimeout(this.prune);
+    for (const stream of this.streams) stream.close();
+    this.streams.clear();
+    this.perKey.clear();
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.closed || this.polling) return;
+    clearTimeout(this.pollTimer);
+    this.pollTimer = setTimeout(() => void this.poll(), delayMs);
+  }
+
+  private async poll(): Promise<void> {
+    this.pollTimer = undefined;
+    const groups = new Map<string, EventStream[]>();
+    for (const stream of this.streams) {
+      // A response closed without its 'close' event reaching remove (it cannot, but a slot must never leak).
+      if (stream.isClosed) this.remove(stream);
+      if (stream.isClosed || stream.paused) continue;
+      const key = `${stream.organizationId}/${stream.after}`;
+      const group = groups.get(key);
+      if (group) group.push(stream);
+      else groups.set(key, [stream]);
+    }
+    if (groups.size === 0) {
+      if (this.streams.size > 0) this.schedule(this.options.pollMs);
+      return;
+    }
+    this.polling = true;
+    let again = false;
+    try {
+      const cursors: FeedCursor[] = [...groups.values()].map(([first]) => ({
+        organizationId: first!.organizationId,
+        after: first!.after,
+      }));
+      const rows = await readChanges(this.db, cursors, READ_LIMIT);
+      if (this.failing) this.warn(undefined, 'the change feed is readable again');
+      this.failing = false;
+      const byGroup = new Map<string, FeedRow[]>();
+      for (const row of rows) {
+        const key = `${row.organizationId}/${row.after}`;
+        const list = byGroup.get(key);
+        if (list) list.push(row);
+        else byGroup.set(key, [row]);
+      }
+      for (const [key, list] of byGroup) {
+        if (list.length >= READ_LIMIT) again = true;
+        this.deliver(groups.get(key) ?? [], list);
+      }
+    } catch (error) {
+      // The streams stay open at their cursors and catch up once the database answers again.
+      if (!this.failing) this.warn(error, 'could not read the change feed; streams wait');
+      this.failing = true;
+    } finally {
+      this.polling = false;
+    }
+    if (this.streams.size > 0) this.schedule(again ? 0 : this.options.pollMs);
+  }
+
+  /**
+   * Sends one group's changes (ascending) to each of its streams, through the stream's filter.
+   * A stream whose socket stops taking data stops at the event that filled it: its cursor stays
+   * there, so at most one event beyond the socket's buffer is held per stream.
+   */
+  private deliver(streams: readonly EventStream[], rows: readonly FeedRow[]): void {
+    const lastOf = new Map<string, number>();
+    for (const row of rows) if (row.execution) lastOf.set(row.execution.uuid, row.changeId);
+    const texts = new Map<number, string>();
+    const textOf = (row: FeedRow): string => {
+      let text = texts.get(row.changeId);
+      if (text === undefined) {
+        text = sseEvent(row.changeId, 'execution', wireExecution(toExecution(row.execution!)));
+        texts.set(row.changeId, text);
+      }
+      return text;
+    };
+    for (const stream of streams) {
+      const { workflowUuid, statuses } = stream.filter;
+      for (const row of rows) {
+        if (stream.isClosed) break;
+        stream.after = row.changeId;
+        const execution = row.execution;
+        // Only the latest change of an execution in this read is sent: the others carry the same state.
+        if (!execution || lastOf.get(execution.uuid) !== row.changeId) continue;
+        if (workflowUuid !== undefined && execution.workflow_uuid !== workflowUuid) continue;
+        if (statuses !== undefined && !statuses.has(execution.status as never)) continue;
+        if (!stream.write(textOf(row))) break;
+      }
+    }
+  }
+
+  private beat(): void {
+    const now = Date.now();
+    const comment = sseComment('keep-alive');
+    for (const stream of this.streams) {
+      // A client that has not taken two heartbeats' worth of time to read is cut (30 s by default).
+      if (stream.isStalled(now, 2 * this.options.heartbeatMs)) {
+        stream.close(true);
+        this.remove(stream);
+      } else if (!stream.paused) {
+        stream.write(comment);
+      }
+    }
+  }
+}
