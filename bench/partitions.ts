@@ -82,7 +82,7 @@ await admin.end();
 const flat = new pg.Client({ connectionString: flatUrl.toString() });
 await flat.connect();
 for (const { table, key, indexes } of FLAT) {
-  await flat.query(`create table ${table}_flat (like ${table} including defaults)`);
+  await flat.query(`create table ${table}_flat (like ${table})`);
   await flat.query(`insert into ${table}_flat select * from ${table}`);
   await flat.query(`drop table ${table}`);
   await flat.query(`alter table ${table}_flat rename to ${table}`);
