@@ -1,15 +1,18 @@
 /**
- * What live push costs ingestion: records a second through `POST /ingest` with N streams attached
- * to `GET /events` (each reading every change) against none, side by side in one run on one
- * server, medians over rounds, and their ratio (issue 13: within 10%).
+ * What push costs ingestion (issue 13: within 10%): records a second through `POST /ingest` into
+ * an organization with N alert rules and M streams attached to `GET /events` (each reading every
+ * change), against an organization with neither, side by side in one run on one server, medians
+ * over rounds, and their ratio.
  *
- *   node --import tsx bench/push-overhead.ts [--streams 10] [--rounds 5] [--executions 2000] [--db postgres|pglite] [--rules N]
+ *   node --import tsx bench/push-overhead.ts [--streams 1] [--rules 100] [--rounds 5] [--executions 2000] [--db postgres|pglite]
  *
- * The records are the simulator's (one organization of 20 workflows, with events and log lines),
- * a fresh window of its history per round so that every round inserts new executions; rounds
- * alternate without and with streams (ABBA), so that the database growing during the run weighs
- * on both alike. `--rules N` creates N alert rules first when the server has an admin
- * `createAlertRule` mutation; without one it says that rules were skipped.
+ * The records are the simulator's (per organization, 20 workflows with events and log lines), a
+ * fresh window of its history per round so that every round inserts new executions; rounds
+ * alternate between the plain and the pushed organization (ABBA), so that the database growing
+ * during the run weighs on both alike. The history is the last hour's (rules ignore executions
+ * that started over an hour before they were made), so every failure fires each
+ * EXECUTION_FAILED webhook rule: the pushed arm writes a delivery per rule and failure in the
+ * ingest transaction, and the server's worker sends them to a local receiver meanwhile.
  * PostgreSQL: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres).
  */
 import { randomBytes } from 'node:crypto';
@@ -23,11 +26,11 @@ import { median } from './lib/stats.js';
 
 const { values: args } = parseArgs({
   options: {
-    streams: { type: 'string', default: '10' },
+    streams: { type: 'string', default: '1' },
     rounds: { type: 'string', default: '5' },
     executions: { type: 'string', default: '2000' },
     db: { type: 'string', default: 'postgres' },
-    rules: { type: 'string', default: '0' },
+    rules: { type: 'string', default: '100' },
     port: { type: 'string', default: '4707' },
   },
 });
@@ -37,7 +40,8 @@ const PER_ROUND = Number(args.executions);
 const RULES = Number(args.rules);
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const TOKEN = randomBytes(16).toString('hex');
-const DAY = 86_400_000;
+/** Each round's window of history: all of them fit in the last hour. */
+const WINDOW_MS = 4 * 60_000;
 
 async function admin<T>(url: string, query: string, variables: Record<string, unknown> = {}): Promise<T> {
   const response = await fetch(`${url}/admin/graphql`, {
@@ -133,7 +137,11 @@ function attachStreams(url: string, apiKey: string, count: number): { stop(): Pr
 
 const target = await scratchDatabase(args.db, ADMIN_URL);
 // A receiver for the rules' webhooks, answering 204 to everything.
-const receiver = createServer((_request, response) => response.writeHead(204).end());
+let webhooks = 0;
+const receiver = createServer((_request, response) => {
+  webhooks++;
+  response.writeHead(204).end();
+});
 await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 const receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
 try {
@@ -151,59 +159,76 @@ try {
     Number(args.port),
   );
   try {
-    const organizationId = await createOrganizationOver(server.url, TOKEN);
-    const apiKey = await apiKeyFor(server.url, organizationId);
-    const rules = await createRules(server.url, organizationId, RULES, receiverUrl);
-    // One simulated history, cut into one window per round (and a first, untimed, with the registrations).
-    const windows = ROUNDS * 2 + 1;
-    const end = Date.parse('2026-06-01T00:00:00Z');
-    const start = end - windows * DAY;
-    const world = createWorld({
-      seed: 'push-overhead',
-      organizationId,
-      workflows: 20,
-      start,
-      days: windows,
-      executions: PER_ROUND * windows,
-    });
-    const windowLines = (index: number) => {
-      const after = index === 0 ? Number.NEGATIVE_INFINITY : start + index * DAY;
-      return [...recordsBetween(world, after, start + (index + 1) * DAY)].map(toNdjsonLine);
+    const plain = await createOrganizationOver(server.url, TOKEN);
+    const pushed = await createOrganizationOver(server.url, TOKEN);
+    const apiKey = await apiKeyFor(server.url, pushed);
+    const rules = await createRules(server.url, pushed, RULES, receiverUrl);
+    // One simulated history per organization, cut into one window per round (and a first,
+    // untimed, with the registrations), ending a minute ago.
+    const windows = ROUNDS + 1;
+    const end = Date.now() - 60_000;
+    const start = end - windows * WINDOW_MS;
+    const historyOf = (organizationId: string, seed: string) => {
+      const world = createWorld({
+        seed,
+        organizationId,
+        workflows: 20,
+        start,
+        days: (windows * WINDOW_MS) / 86_400_000,
+        executions: PER_ROUND * windows,
+      });
+      return (index: number) => {
+        const after = index === 0 ? Number.NEGATIVE_INFINITY : start + index * WINDOW_MS;
+        return [...recordsBetween(world, after, start + (index + 1) * WINDOW_MS)].map(toNdjsonLine);
+      };
     };
-    const warm = windowLines(0);
-    await streamIngest(server.url, TOKEN, warm.values(), warm.length);
+    const histories = {
+      plain: historyOf(plain, 'push-overhead-plain'),
+      pushed: historyOf(pushed, 'push-overhead-pushed'),
+    };
+    for (const history of Object.values(histories)) {
+      const warm = history(0);
+      await streamIngest(server.url, TOKEN, warm.values(), warm.length);
+    }
 
     const figures = { none: [] as number[], streams: [] as number[] };
+    const sent = { plain: 0, pushed: 0 };
     let delivered = 0;
     let executionsSent = 0;
+    let failures = 0;
     for (let round = 0; round < ROUNDS * 2; round++) {
-      const withStreams = [1, 2].includes(round % 4);
-      const lines = windowLines(round + 1);
-      const attached = withStreams ? attachStreams(server.url, apiKey, STREAMS) : undefined;
+      const withPush = [1, 2].includes(round % 4);
+      const arm = withPush ? 'pushed' : 'plain';
+      sent[arm]++;
+      const lines = histories[arm](sent[arm]);
+      const attached = withPush ? attachStreams(server.url, apiKey, STREAMS) : undefined;
       if (attached) await new Promise((resolve) => setTimeout(resolve, 500));
       const perSecond = await streamIngest(server.url, TOKEN, lines.values(), lines.length);
       if (attached) {
         delivered += await attached.stop();
-        executionsSent += lines.filter((line) => line.includes('"type":"execution"')).length;
+        const executions = lines.filter((line) => line.includes('"type":"execution"'));
+        executionsSent += executions.length;
+        failures += executions.filter((line) => line.includes('"status":"FAILURE"')).length;
       }
-      (withStreams ? figures.streams : figures.none).push(perSecond);
+      (withPush ? figures.streams : figures.none).push(perSecond);
       console.log(
-        `round ${round + 1}: ${lines.length} records, ${withStreams ? `${STREAMS} streams` : 'no streams'}: ${Math.round(perSecond)} records/s`,
+        `round ${round + 1}: ${lines.length} records, ${withPush ? `${RULES} rules and ${STREAMS} streams` : 'no rules, no streams'}: ${Math.round(perSecond)} records/s`,
       );
     }
     const none = median(figures.none);
     const streams = median(figures.streams);
     console.log(
-      `command: node --import tsx bench/push-overhead.ts --streams ${STREAMS} --rounds ${ROUNDS} --executions ${PER_ROUND} --db ${args.db} --rules ${RULES}`,
+      `command: node --import tsx bench/push-overhead.ts --streams ${STREAMS} --rules ${RULES} --rounds ${ROUNDS} --executions ${PER_ROUND} --db ${args.db}`,
     );
     console.log(`Node ${process.version}, ${args.db}, ${rules}`);
-    console.log(`no streams   median ${Math.round(none)} records/s over ${figures.none.length} rounds`);
+    console.log(`without push   median ${Math.round(none)} records/s over ${figures.none.length} rounds`);
     console.log(
-      `${STREAMS} streams   median ${Math.round(streams)} records/s over ${figures.streams.length} rounds`,
+      `with ${RULES} rules and ${STREAMS} streams   median ${Math.round(streams)} records/s over ${figures.streams.length} rounds`,
     );
     console.log(
       `ratio with/without ${(streams / none).toFixed(3)} (${((1 - streams / none) * 100).toFixed(1)}% slower); ` +
-        `${delivered} events delivered for ${executionsSent} execution lines x ${STREAMS} streams`,
+        `${delivered} events streamed for ${executionsSent} execution lines x ${STREAMS} streams; ` +
+        `${failures} failure lines, ${webhooks} webhooks received by the end of the rounds`,
     );
   } finally {
     await server.stop();

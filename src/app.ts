@@ -8,6 +8,7 @@ import type { Config } from './config.js';
 import { registerConsoleRoutes } from './console/index.js';
 import type { Database } from './db/database.js';
 import { openDatabase, openReadRouter } from './db/open.js';
+import { PartitionMaintainer } from './db/partition-maintainer.js';
 import type { DatabaseStatus, ReadRouter } from './db/replicas/read-router.js';
 import { AppError, errorBody } from './errors.js';
 import { registerEvents } from './events/index.js';
@@ -103,6 +104,19 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     server.log.warn({ err: error }, 'could not record API key use'),
   );
   keyUsage.start();
+  const partitions = new PartitionMaintainer(
+    db,
+    { everyMs: config.partitions.maintenanceMs, retentionDays: config.partitions.retentionDays },
+    ({ result, error }) => {
+      if (error) server.log.warn({ err: error }, 'partition maintenance failed; retried at the next round');
+      else if (
+        result &&
+        (result.created.length > 0 || result.dropped.length > 0 || result.defaultRowsDeleted > 0)
+      )
+        server.log.info(result, 'partitions maintained');
+    },
+  );
+  await partitions.start();
   const credentials = new CredentialCache(db, config.authCacheMs);
   const admit = keyAdmission({ config, rateLimiter, keyUsage, credentials });
 
@@ -250,6 +264,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         }
         await alerts?.stop();
         await keyUsage.stop();
+        await partitions.stop();
         credentials.close();
         await rateLimiter.close();
         await reads.close();

@@ -86,6 +86,13 @@ export interface Config {
     /** How long a scrape waits for the platform metrics before serving the last ones read. */
     readonly platformTimeoutMs: number;
   };
+  /** Time partitions of the raw tables and their retention (contract section 6; docs/partitions.md). */
+  readonly partitions: {
+    /** Raw rows are kept this many days, dropped a month partition at a time; absent: kept for ever. */
+    readonly retentionDays: number | undefined;
+    /** How often partitions are created ahead and retention applied. */
+    readonly maintenanceMs: number;
+  };
   /** `GET /events`, the live stream (contract section 5); see src/events. */
   readonly events: {
     /** Streams one API key may hold open on this server; the next is answered 429. */
@@ -145,6 +152,10 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
     throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
   }
   return value;
+}
+
+function optionalInt(env: Env, name: string, min: number, max: number): number | undefined {
+  return str(env, name) === undefined ? undefined : int(env, name, 0, min, max);
 }
 
 function bool(env: Env, name: string, fallback: boolean): boolean {
@@ -246,6 +257,10 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
       maxWorkflows: int(env, 'WFAPI_METRICS_MAX_WORKFLOWS', 500, 1, 100_000),
       platformTimeoutMs: int(env, 'WFAPI_METRICS_TIMEOUT_MS', 5000, 10, 600_000),
     },
+    partitions: {
+      retentionDays: optionalInt(env, 'WFAPI_RETENTION_DAYS', 1, 36_500),
+      maintenanceMs: int(env, 'WFAPI_PARTITION_MAINTENANCE_MS', 3_600_000, 1000, 86_400_000),
+    },
     events: {
       maxStreamsPerKey: int(env, 'WFAPI_SSE_MAX_STREAMS', 100, 1, 100_000),
       heartbeatMs: int(env, 'WFAPI_SSE_HEARTBEAT_MS', 15_000, 10, 600_000),
@@ -275,6 +290,7 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
     authFailureLimit: { ...base.authFailureLimit, ...overrides.authFailureLimit },
     connections: { ...base.connections, ...overrides.connections },
     metrics: { ...base.metrics, ...overrides.metrics },
+    partitions: { ...base.partitions, ...overrides.partitions },
     events: { ...base.events, ...overrides.events },
     nats: { ...base.nats, ...overrides.nats },
     alerts: { ...base.alerts, ...overrides.alerts },

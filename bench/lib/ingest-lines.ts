@@ -17,7 +17,14 @@ import { ServerProcess } from './server-process.js';
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const TOKEN = randomBytes(16).toString('hex');
 
-const START = Date.parse('2026-01-01T00:00:00Z');
+/**
+ * The first day of the current month (UTC): since migration 0006 the server has a partition for
+ * it, so the records land where live data does, not in the DEFAULT partition.
+ */
+const START = (() => {
+  const now = new Date();
+  return Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
+})();
 const CAPABILITIES = ['http-fetch@2.1.0', 'consensus@1.0.0', 'evm-write@1.3.0', 'price-feed@0.9.2'];
 
 export interface IngestShape {

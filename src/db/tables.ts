@@ -93,6 +93,19 @@ export const executions = table('executions', {
 });
 export type ExecutionTableRow = RowOf<typeof executions>;
 
+/** Who owns each execution uuid ever stored, and where the execution lies in time (its partition). */
+export const executionKeys = table('execution_keys', {
+  uuid: 'uuid not null',
+  organization_id: 'uuid not null',
+  started_at: 'timestamptz not null',
+});
+
+/** Since when raw rows are kept, once retention has run (docs/partitions.md). */
+export const rawRetention = table('raw_retention', {
+  only_row: 'boolean not null',
+  kept_from: 'timestamptz not null',
+});
+
 export const executionLogs = table('execution_logs', {
   organization_id: 'uuid not null',
   workflow_execution_uuid: 'uuid not null',
@@ -204,6 +217,8 @@ export const TABLES = [
   workflows,
   deployments,
   executions,
+  executionKeys,
+  rawRetention,
   executionLogs,
   executionEvents,
   executionErrorGroups,

@@ -72,3 +72,30 @@ export function unnestUpsert(
   const insert = unnestInsert(table, columns, rows);
   return { text: `${insert.text}\n     ${onConflict(conflict)}`, params: insert.params };
 }
+
+/**
+ * `update <table> t set <columns> = u.<columns> from unnest(...) as u where <match>`: a bulk
+ * update of rows found by `match` (of `t.` and `u.`), taking `set` from the given rows (values in
+ * `columns` order; columns outside `set` serve only to match).
+ */
+export function unnestUpdate(
+  table: string,
+  columns: Columns,
+  rows: readonly (readonly CopyValue[])[],
+  update: { readonly set: OnConflict['set']; readonly match: string; readonly returning?: string },
+): { text: string; params: CopyValue[][] } {
+  const insert = unnestInsert(table, columns, rows);
+  const source = insert.text.slice(insert.text.indexOf('from unnest('));
+  const typeOf = new Map(columns);
+  const set = update.set.map((assignment) => {
+    if (typeof assignment !== 'string') return `${assignment[0]} = ${assignment[1]}`;
+    const type = typeOf.get(assignment) ?? '';
+    return `${assignment} = u.${assignment}${isArrayType(type) ? `::${type}` : ''}`;
+  });
+  return {
+    text: `update ${table} t set ${set.join(', ')}
+     ${source}
+     where ${update.match}${update.returning === undefined ? '' : `\n     returning ${update.returning}`}`,
+    params: insert.params,
+  };
+}

@@ -1,8 +1,7 @@
 import type { CopyValue } from '../db/copy-text.js';
 import type { Transaction } from '../db/database.js';
 import { type ExecutionTableRow, executions } from '../db/tables.js';
-import { columnNames, unnestUpsert } from '../db/unnest-insert.js';
-import { copyFresh } from './copy-fresh.store.js';
+import { columnNames, unnestUpdate } from '../db/unnest-insert.js';
 import { toUnits } from './decimal.js';
 import { type ExecutionRecord, TERMINAL_STATUSES } from './records.js';
 
@@ -61,15 +60,35 @@ function sameDecimal(a: string | null, b: string | null): boolean {
   return toUnits(a) === toUnits(b);
 }
 
-export async function storedExecutions(
-  tx: Transaction,
-  uuids: readonly string[],
-): Promise<Map<string, ExecutionState>> {
-  const rows = await tx.query<StoredExecutionRow>(
-    `select ${STORED_EXECUTION_COLUMNS} from executions where uuid = any($1::uuid[])`,
+/**
+ * What is stored of some execution uuids: their owners (execution_keys, which keeps every uuid
+ * ever stored, past retention too) and the states of those whose rows remain. A uuid with an
+ * owner and no state is `expired`: retention dropped its partition (docs/partitions.md).
+ */
+export interface StoredExecutions {
+  readonly owners: Map<string, string>;
+  readonly states: Map<string, ExecutionState>;
+}
+
+export async function storedExecutions(tx: Transaction, uuids: readonly string[]): Promise<StoredExecutions> {
+  // The key's start time finds the one partition that holds the row.
+  const rows = await tx.query<{ key: string; owner: string } & Partial<StoredExecutionRow>>(
+    `select k.uuid as key, k.organization_id as owner, s.*
+     from execution_keys k
+     left join lateral (
+       select ${STORED_EXECUTION_COLUMNS} from executions e where e.uuid = k.uuid and e.started_at = k.started_at
+     ) s on true
+     where k.uuid = any($1::uuid[])`,
     [uuids],
   );
-  return new Map(rows.map((row) => [row.uuid, executionStateOf(row)]));
+  const owners = new Map<string, string>();
+  const states = new Map<string, ExecutionState>();
+  for (const row of rows) {
+    owners.set(row.key, row.owner);
+    if (row.uuid !== null && row.uuid !== undefined)
+      states.set(row.key, executionStateOf(row as StoredExecutionRow));
+  }
+  return { owners, states };
 }
 
 /** The columns an execution's values fill; the database sets updated_at. */
@@ -93,20 +112,59 @@ export const executionRow = (e: ExecutionState): CopyValue[] => [
   e.executedInTee,
 ];
 
+/** An updated execution's values: EXECUTION_COLUMNS, then the start it had (which finds its row). */
+const UPDATE_COLUMNS = [...EXECUTION_COLUMNS, ['previous_started_at', 'timestamptz']] as const;
+
 /**
- * Writes execution states and returns the uuids written: a row is only ever updated by its own
- * organization, so one claimed by another organization in a concurrent transaction is skipped.
+ * Writes new states of stored executions (each with the state it replaces) and returns the uuids
+ * written. A changed start moves the row to its new partition, and its key along.
  */
-async function upsertExecutions(tx: Transaction, rows: readonly ExecutionState[]): Promise<string[]> {
-  if (rows.length === 0) return [];
-  const upsert = unnestUpsert(executions.name, EXECUTION_COLUMNS, rows.map(executionRow), {
-    key: ['uuid'],
-    set: [...EXECUTION_UPDATES, ['updated_at', 'now()']],
-    where: 'executions.organization_id = excluded.organization_id',
-    returning: 'uuid',
-  });
-  const written = await tx.query<{ uuid: string }>(upsert.text, upsert.params);
+async function updateExecutions(
+  tx: Transaction,
+  changes: ReadonlyArray<{ previous: ExecutionState; next: ExecutionState }>,
+): Promise<string[]> {
+  if (changes.length === 0) return [];
+  const moved = changes.filter((c) => c.previous.startedAt.getTime() !== c.next.startedAt.getTime());
+  if (moved.length > 0) {
+    await tx.query(
+      `update execution_keys k set started_at = u.started_at
+       from unnest($1::uuid[], $2::timestamptz[]) as u(uuid, started_at) where k.uuid = u.uuid`,
+      [moved.map((c) => c.next.uuid), moved.map((c) => c.next.startedAt)],
+    );
+  }
+  const update = unnestUpdate(
+    executions.name,
+    UPDATE_COLUMNS,
+    changes.map((c) => [...executionRow(c.next), c.previous.startedAt]),
+    {
+      set: [...EXECUTION_UPDATES, ['updated_at', 'now()']],
+      match:
+        't.uuid = u.uuid and t.started_at = u.previous_started_at and t.organization_id = u.organization_id',
+      returning: 't.uuid',
+    },
+  );
+  const written = await tx.query<{ uuid: string }>(update.text, update.params);
   return written.map((row) => row.uuid);
+}
+
+/**
+ * Stores new executions and returns the uuids stored: each first claims its uuid in
+ * execution_keys, so one claimed by another organization in a concurrent transaction is skipped.
+ */
+async function insertExecutions(tx: Transaction, fresh: readonly ExecutionState[]): Promise<string[]> {
+  if (fresh.length === 0) return [];
+  const claimed = await tx.query<{ uuid: string }>(
+    `insert into execution_keys (uuid, organization_id, started_at)
+     select * from unnest($1::uuid[], $2::uuid[], $3::timestamptz[])
+     on conflict (uuid) do nothing returning uuid`,
+    [fresh.map((e) => e.uuid), fresh.map((e) => e.organizationId), fresh.map((e) => e.startedAt)],
+  );
+  const mine = new Set(claimed.map((row) => row.uuid));
+  const rows = fresh.filter((e) => mine.has(e.uuid));
+  if (rows.length === 0) return [];
+  // Claimed now, so none can be stored yet: the bulk load cannot conflict.
+  await tx.copyIn(executions.name, columnNames(EXECUTION_COLUMNS), rows.map(executionRow));
+  return rows.map((e) => e.uuid);
 }
 
 /** An execution state written by a batch, and the state it replaced (none for a new execution). */
@@ -139,16 +197,17 @@ export async function applyExecutions(
     return !previous || !sameExecution(previous, next);
   });
   if (changed.length === 0) return [];
-  // New executions (the usual case) are bulk-loaded; should one have been stored meanwhile (by
-  // another organization's concurrent batch), they go through the guarded upsert with the rest.
-  const written = new Set<string>();
-  let upserts = changed;
-  const fresh = changed.filter((next) => !stored.has(next.uuid));
-  if (fresh.length > 0 && (await copyFresh(tx, 'executions', EXECUTION_COLUMNS, fresh, executionRow))) {
-    for (const next of fresh) written.add(next.uuid);
-    upserts = changed.filter((next) => stored.has(next.uuid));
-  }
-  for (const uuid of await upsertExecutions(tx, upserts)) written.add(uuid);
+  const written = new Set(
+    await insertExecutions(
+      tx,
+      changed.filter((next) => !stored.has(next.uuid)),
+    ),
+  );
+  const updates = changed.flatMap((next) => {
+    const previous = stored.get(next.uuid);
+    return previous ? [{ previous, next }] : [];
+  });
+  for (const uuid of await updateExecutions(tx, updates)) written.add(uuid);
   return changed
     .filter((next) => written.has(next.uuid))
     .map((next) => ({ previous: stored.get(next.uuid), next }));

@@ -71,7 +71,9 @@ export async function ingestBatch(
     valid = checked.valid;
 
     const of = <T extends IngestRecord['type']>(type: T) =>
-      valid.filter((r) => r.record.type === type).map((r) => r.record as Extract<IngestRecord, { type: T }>);
+      checked.stored
+        .filter((r) => r.record.type === type)
+        .map((r) => r.record as Extract<IngestRecord, { type: T }>);
     const workflows = await upsertWorkflows(tx, lastByUuid(of('workflow')));
     const deployments = await upsertDeployments(tx, lastByUuid(of('deployment')));
     const executions = await applyExecutions(tx, of('execution'), checked.executions);
@@ -162,10 +164,11 @@ async function rejectForeignUuids(
   tx: Transaction,
   records: NumberedRecord[],
   rejected: Rejection[],
-): Promise<{ valid: NumberedRecord[]; executions: Map<string, ExecutionState> }> {
+): Promise<{ valid: NumberedRecord[]; stored: NumberedRecord[]; executions: Map<string, ExecutionState> }> {
   // The stored executions serve twice: as owners here, and as the state batch records merge into.
   let executions = new Map<string, ExecutionState>();
   const foreign = new Set<NumberedRecord>();
+  const expired = new Set<string>();
   const reject = (numbered: NumberedRecord, uuid: string) => {
     foreign.add(numbered);
     rejected.push({ line: numbered.line, error: `uuid ${uuid} belongs to another organization` });
@@ -178,8 +181,10 @@ async function rejectForeignUuids(
     if (uuids.length === 0) continue;
     let owners: Map<string, string>;
     if (table === 'executions') {
-      executions = await storedExecutions(tx, uuids);
-      owners = new Map([...executions.values()].map((e) => [e.uuid, e.organizationId]));
+      const stored = await storedExecutions(tx, uuids);
+      executions = stored.states;
+      owners = stored.owners;
+      for (const uuid of owners.keys()) if (!executions.has(uuid)) expired.add(uuid);
     } else {
       const rows = await tx.query<{ uuid: string; organization_id: string }>(
         `select uuid, organization_id from ${table} where uuid = any($1::uuid[])`,
@@ -201,7 +206,18 @@ async function rejectForeignUuids(
       if (owner !== undefined && owner !== numbered.record.organizationId) reject(numbered, uuid);
     }
   }
-  return { valid: records.filter((r) => !foreign.has(r)), executions };
+  // Records of an execution whose partition retention dropped are accepted and change nothing:
+  // its rollups already count it, and its raw rows are gone for good (docs/partitions.md).
+  const live = (r: NumberedRecord) => {
+    const { own, refs } = OWNED_UUIDS.find((t) => t.table === 'executions')!;
+    const uuid = own(r.record) ?? refs(r.record);
+    return uuid === undefined || !expired.has(uuid);
+  };
+  return {
+    valid: records.filter((r) => !foreign.has(r)),
+    stored: records.filter((r) => !foreign.has(r) && live(r)),
+    executions,
+  };
 }
 
 /** Within a batch, the last line of a uuid is its latest state. */

@@ -63,26 +63,30 @@ export async function insertLogs(tx: Transaction, logs: readonly LogRecord[]): P
   return insertLines(tx, 'execution_logs', LOG_COLUMNS, logs, logRow);
 }
 
-const EVENT_COLUMNS = executionEvents.columnsWithout('seq');
+/** The columns an event line's values fill; the database numbers them (seq). */
+export const EVENT_COLUMNS = executionEvents.columnsWithout('seq');
 
-/** Stores event lines; returns those stored now, whose contributions the rollups then take. */
-export async function insertEvents(tx: Transaction, events: readonly EventRecord[]): Promise<EventRecord[]> {
-  return insertLines(tx, 'execution_events', EVENT_COLUMNS, events, (e) => [
-    e.organizationId,
-    e.workflowExecutionUUID,
-    lineHash([
-      e.capabilityID,
-      e.status,
-      e.method,
-      e.startedAt.getTime(),
-      e.finishedAt?.getTime() ?? null,
-      e.errors,
-    ]),
+/** An event line's values in EVENT_COLUMNS order. */
+export const eventRow = (e: EventRecord): CopyValue[] => [
+  e.organizationId,
+  e.workflowExecutionUUID,
+  lineHash([
     e.capabilityID,
     e.status,
     e.method,
-    e.startedAt,
-    e.finishedAt,
-    e.errors === null ? null : JSON.stringify(e.errors),
-  ]);
+    e.startedAt.getTime(),
+    e.finishedAt?.getTime() ?? null,
+    e.errors,
+  ]),
+  e.capabilityID,
+  e.status,
+  e.method,
+  e.startedAt,
+  e.finishedAt,
+  e.errors === null ? null : JSON.stringify(e.errors),
+];
+
+/** Stores event lines; returns those stored now, whose contributions the rollups then take. */
+export async function insertEvents(tx: Transaction, events: readonly EventRecord[]): Promise<EventRecord[]> {
+  return insertLines(tx, 'execution_events', EVENT_COLUMNS, events, eventRow);
 }

@@ -64,12 +64,13 @@ describe('read replicas (a real streaming replica of the test PostgreSQL)', {
   const replicaStatus = async () => (await readyz()).databases[1]!;
   const inUse = () =>
     until('the replica in use', async () => ((await replicaStatus()).inUse ? true : undefined));
-  /** Index and sequential scans of executions on the replica (its cumulative statistics). */
+  /** Index and sequential scans of executions (its partitions) on the replica (its cumulative statistics). */
   const replicaScans = async () => {
     const [row] = await replica.query<{ scans: number }>(
       name,
       `select coalesce(sum(seq_scan + coalesce(idx_scan, 0)), 0)::int as scans
-       from pg_stat_user_tables where relname = 'executions'`,
+       from pg_stat_user_tables
+       where relid in (select inhrelid from pg_inherits where inhparent = 'executions'::regclass)`,
     );
     return row!.scans;
   };

@@ -77,12 +77,16 @@ describe('concurrent ingestion', () => {
     const wfB = workflow(b.organizationId);
     assert.equal((await postIngest(ctx.server.url, [wfA, wfB])).status, 200);
     const uuid = randomUUID();
-    // Globex's row is written but not committed while Acme's batch bulk-loads the same uuid.
+    // Globex's claim and row are written but not committed while Acme's batch claims the same uuid.
     let commit!: () => void;
     const committed = new Promise<void>((resolve) => {
       commit = resolve;
     });
     const other = ctx.db.transaction(async (tx) => {
+      await tx.query(
+        'insert into execution_keys (uuid, organization_id, started_at) values ($1, $2, now())',
+        [uuid, b.organizationId],
+      );
       await tx.query(
         `insert into executions (uuid, organization_id, workflow_uuid, id, status, started_at)
            values ($1, $2, $3, 'globex', 'SUCCESS', now())`,
@@ -95,10 +99,10 @@ describe('concurrent ingestion', () => {
     ]);
     for (let waited = 0; ; waited += 20) {
       const [blocked] = await ctx.db.query<{ n: number }>(
-        `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query ilike 'copy executions%'`,
+        `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query ilike 'insert into execution_keys%'`,
       );
       if (blocked!.n > 0) break;
-      assert.ok(waited < 10_000, "Acme's bulk load never waited for Globex's row");
+      assert.ok(waited < 10_000, "Acme's claim never waited for Globex's");
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     commit();

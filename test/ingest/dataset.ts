@@ -248,6 +248,7 @@ export const PLATFORM_TABLES = [
   'workflows',
   'deployments',
   'executions',
+  'execution_keys',
   'execution_logs',
   'execution_events',
   'execution_rollups',

@@ -112,10 +112,11 @@ const DAY_GRAIN = GRAINS.at(-1)!;
 /**
  * The earliest or latest stored execution of each group (`$2`) among the organization's visible
  * workflows: the first day rollup row with executions, then the first 5-minute row of that day,
- * then the raw executions of that bucket; a few index probes per group, whatever its size.
+ * then the raw executions of that bucket; a few index probes per group, whatever its size. When
+ * retention dropped that bucket's executions, the bucket's start stands for them (uuid null).
  */
 const boundSql = (direction: 'asc' | 'desc') => `
-  select f.fingerprint, e.uuid, e.started_at
+  select f.fingerprint, e.uuid, coalesce(e.started_at, bucket.bucket_start) as started_at
   from unnest($2::text[]) as f(fingerprint)
   cross join lateral (
     select r.bucket_start from ${errorGroupCounts.table} r
@@ -132,7 +133,7 @@ const boundSql = (direction: 'asc' | 'desc') => `
       and r.workflow_uuid in (select uuid from workflows where organization_id = $1)
     order by r.bucket_start ${direction} limit 1
   ) bucket
-  cross join lateral (
+  left join lateral (
     select x.uuid, x.started_at from executions x
     where x.organization_id = $1 and x.started_at >= bucket.bucket_start
       and x.started_at < bucket.bucket_start + make_interval(secs => ${FINEST_GRAIN.seconds})
@@ -140,7 +141,7 @@ const boundSql = (direction: 'asc' | 'desc') => `
       and exists (select 1 from execution_error_groups g
                   where g.organization_id = $1 and g.execution_uuid = x.uuid and g.fingerprint = f.fingerprint)
     order by x.started_at ${direction}, x.uuid ${direction} limit 1
-  ) e`;
+  ) e on true`;
 
 /** The errors an execution carries: its own, then its calls' (in a fixed order, whatever the arrival). */
 const ERRORS_OF_EXECUTIONS = `
@@ -164,7 +165,7 @@ export async function groupSightings(
   organizationId: string,
   fingerprints: readonly string[],
 ): Promise<Map<string, GroupSightings>> {
-  type Bound = { fingerprint: string; uuid: string; started_at: Date };
+  type Bound = { fingerprint: string; uuid: string | null; started_at: Date };
   const [first, last] = await Promise.all([
     db.query<Bound>(boundSql('asc'), [organizationId, fingerprints]),
     db.query<Bound>(boundSql('desc'), [organizationId, fingerprints]),
@@ -172,16 +173,30 @@ export async function groupSightings(
   const latest = new Map(last.map((row) => [row.fingerprint, row]));
   const carried = await db.query<{ uuid: string; errors: ErrorList; call_errors: ErrorList[] }>(
     ERRORS_OF_EXECUTIONS,
-    [organizationId, [...new Set(last.map((row) => row.uuid))]],
+    [organizationId, [...new Set(last.flatMap((row) => (row.uuid === null ? [] : [row.uuid])))]],
   );
   const errorsOf = new Map(carried.map((row) => [row.uuid, [...row.errors, ...row.call_errors.flat()]]));
+  // A group whose latest execution retention dropped keeps the message stored with the group.
+  const dropped = last.filter((row) => row.uuid === null).map((row) => row.fingerprint);
+  const storedSamples = new Map(
+    dropped.length === 0
+      ? []
+      : (
+          await db.query<{ fingerprint: string; sample_message: string }>(
+            'select fingerprint, sample_message from error_groups where organization_id = $1 and fingerprint = any($2::text[])',
+            [organizationId, dropped],
+          )
+        ).map((row) => [row.fingerprint, row.sample_message]),
+  );
   const sightings = new Map<string, GroupSightings>();
   for (const row of first) {
     const end = latest.get(row.fingerprint);
     if (!end) continue;
-    const sample = errorsOf
-      .get(end.uuid)
-      ?.find(({ error }) => errorGroupOf(error).fingerprint === row.fingerprint)?.error;
+    const sample =
+      end.uuid === null
+        ? storedSamples.get(row.fingerprint)
+        : errorsOf.get(end.uuid)?.find(({ error }) => errorGroupOf(error).fingerprint === row.fingerprint)
+            ?.error;
     sightings.set(row.fingerprint, {
       firstSeenAt: row.started_at,
       lastSeenAt: end.started_at,

@@ -1,4 +1,5 @@
 import type { RequestContext } from '../../context.js';
+import { retainedFrom } from '../../db/partitions.js';
 import { countWindows } from '../../rollups/execution-counts.store.js';
 import type { Resolvers } from '../../schema/resolver-types.generated.js';
 import type { ApiScalars } from '../../schema/scalars.js';
@@ -46,8 +47,9 @@ const scanned = (filter: ExecutionFilter) =>
   filter.search !== undefined || filter.errorFingerprint !== undefined;
 
 /** Without `search` or an error group, the count is assembled from rollups: its cost does not grow with the matches. */
-async function countExecutions(ctx: RequestContext, filter: ExecutionFilter): Promise<number> {
-  if (scanned(filter)) return countExecutionsByScan(ctx.db, ctx.organizationId, filter);
+async function countExecutions(ctx: RequestContext, listed: ExecutionFilter): Promise<number> {
+  if (scanned(listed)) return countExecutionsByScan(ctx.db, ctx.organizationId, listed);
+  const filter = await retained(ctx, listed);
   const counts = await countWindows(
     ctx.db,
     ctx.organizationId,
@@ -62,6 +64,15 @@ async function countExecutions(ctx: RequestContext, filter: ExecutionFilter): Pr
     filter.statuses,
   );
   return counts.get(0)?.total ?? 0;
+}
+
+/** A list's window from the first instant retention keeps: its count and pages show what remains. */
+async function retained(ctx: RequestContext, filter: ExecutionFilter): Promise<ExecutionFilter> {
+  const keptFrom = await retainedFrom(ctx.db);
+  if (keptFrom === undefined || (filter.from !== undefined && filter.from >= keptFrom)) return filter;
+  if (filter.to !== undefined && filter.to < keptFrom)
+    return { ...filter, from: keptFrom, to: new Date(keptFrom.getTime() - 1) };
+  return { ...filter, from: keptFrom };
 }
 
 /**
@@ -79,7 +90,13 @@ async function seekDeepPage(
     return { filter, paging };
   }
   const newestFirst = order.order === 'DESC';
-  const seek = await seekStartedAt(ctx.db, ctx.organizationId, filter, paging.offset, newestFirst);
+  const seek = await seekStartedAt(
+    ctx.db,
+    ctx.organizationId,
+    await retained(ctx, filter),
+    paging.offset,
+    newestFirst,
+  );
   if (!seek) return { filter, paging };
   const narrowed = newestFirst
     ? { ...filter, to: new Date(seek.boundary - 1) }
