@@ -4,15 +4,15 @@
  * change), against an organization with neither, side by side in one run on one server, medians
  * over rounds, and their ratio.
  *
- *   node --import tsx bench/push-overhead.ts [--streams 1] [--rules 100] [--rounds 5] [--executions 2000] [--db postgres|pglite]
+ *   node --import tsx bench/push-overhead.ts [--streams 1] [--rules 100] [--rule-mix spread|all-failures] [--rounds 5] [--executions 2000] [--db postgres|pglite]
  *
  * The records are the simulator's (per organization, 20 workflows with events and log lines), a
  * fresh window of its history per round so that every round inserts new executions; rounds
  * alternate between the plain and the pushed organization (ABBA), so that the database growing
  * during the run weighs on both alike. The history is the last hour's (rules ignore executions
- * that started over an hour before they were made), so every failure fires each
- * EXECUTION_FAILED webhook rule: the pushed arm writes a delivery per rule and failure in the
- * ingest transaction, and the server's worker sends them to a local receiver meanwhile.
+ * that started over an hour before they were made), so failures fire the rules: the pushed arm
+ * writes its deliveries in the ingest transaction, and the server's worker sends them to a local
+ * receiver meanwhile (see ruleInputs for the two rule sets).
  * PostgreSQL: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres).
  */
 import { randomBytes } from 'node:crypto';
@@ -31,6 +31,7 @@ const { values: args } = parseArgs({
     executions: { type: 'string', default: '2000' },
     db: { type: 'string', default: 'postgres' },
     rules: { type: 'string', default: '100' },
+    'rule-mix': { type: 'string', default: 'spread' },
     port: { type: 'string', default: '4707' },
   },
 });
@@ -76,41 +77,53 @@ async function apiKeyFor(url: string, organizationId: string): Promise<string> {
   return createApiKey.key;
 }
 
+const CONDITIONS = ['EXECUTION_FAILED', 'NEW_ERROR_GROUP', 'FAILURE_RATE', 'NO_EXECUTIONS'] as const;
+
 /**
- * Creates `count` EXECUTION_FAILED webhook rules when the server has createAlertRule; returns
- * what was done, in words. The input is the alerts branch's CreateAlertRuleInput (condition and
- * target as enums, the receiver's url); a refusal is reported, not hidden.
+ * The rule set a team would keep: with `--rule-mix spread` (the default) the four conditions in
+ * turn, each rule watching one workflow (so a failure fires the EXECUTION_FAILED rules of its
+ * workflow, not all of them); with `--rule-mix all-failures` every rule is an EXECUTION_FAILED
+ * rule of the whole organization, so each failure writes and sends one delivery per rule (the
+ * worst case).
+ */
+function ruleInputs(count: number, workflowUUIDs: readonly string[], receiver: string) {
+  return Array.from({ length: count }, (_, i) => {
+    const base = { name: `bench rule ${i}`, target: 'WEBHOOK', url: receiver };
+    if (args['rule-mix'] === 'all-failures') return { ...base, condition: 'EXECUTION_FAILED' };
+    const condition = CONDITIONS[i % CONDITIONS.length];
+    const workflowUUID = workflowUUIDs[i % workflowUUIDs.length];
+    if (condition === 'FAILURE_RATE')
+      return { ...base, condition, workflowUUID, threshold: 0.5, window: '15m', minExecutions: 10 };
+    if (condition === 'NO_EXECUTIONS') return { ...base, condition, workflowUUID, for: '1h' };
+    return { ...base, condition, workflowUUID };
+  });
+}
+
+/**
+ * Creates the alert rules when the server has createAlertRule; returns what was done, in words.
+ * A refusal is reported, not hidden.
  */
 async function createRules(
   url: string,
   organizationId: string,
-  count: number,
-  receiver: string,
+  inputs: ReadonlyArray<Record<string, unknown>>,
 ): Promise<string> {
-  if (count === 0) return 'no rules (--rules 0)';
+  if (inputs.length === 0) return 'no rules (--rules 0)';
   const { __schema } = await admin<{
     __schema: { mutationType: { fields: Array<{ name: string }> } | null };
   }>(url, '{ __schema { mutationType { fields { name } } } }');
   if (!__schema.mutationType?.fields.some((field) => field.name === 'createAlertRule')) {
-    return `rules skipped: this server has no createAlertRule mutation (--rules ${count} asked)`;
+    return `rules skipped: this server has no createAlertRule mutation (--rules ${inputs.length} asked)`;
   }
   try {
-    for (let i = 0; i < count; i++) {
+    for (const input of inputs) {
       await admin(
         url,
         'mutation ($input: CreateAlertRuleInput!) { createAlertRule(input: $input) { __typename } }',
-        {
-          input: {
-            organizationId,
-            name: `bench rule ${i}`,
-            condition: 'EXECUTION_FAILED',
-            target: 'WEBHOOK',
-            url: receiver,
-          },
-        },
+        { input: { organizationId, ...input } },
       );
     }
-    return `${count} EXECUTION_FAILED webhook rules`;
+    return `${inputs.length} webhook rules (--rule-mix ${args['rule-mix']})`;
   } catch (error) {
     return `rules skipped: createAlertRule refused the input (${(error as Error).message})`;
   }
@@ -162,7 +175,6 @@ try {
     const plain = await createOrganizationOver(server.url, TOKEN);
     const pushed = await createOrganizationOver(server.url, TOKEN);
     const apiKey = await apiKeyFor(server.url, pushed);
-    const rules = await createRules(server.url, pushed, RULES, receiverUrl);
     // One simulated history per organization, cut into one window per round (and a first,
     // untimed, with the registrations), ending a minute ago.
     const windows = ROUNDS + 1;
@@ -177,19 +189,29 @@ try {
         days: (windows * WINDOW_MS) / 86_400_000,
         executions: PER_ROUND * windows,
       });
-      return (index: number) => {
+      const lines = (index: number) => {
         const after = index === 0 ? Number.NEGATIVE_INFINITY : start + index * WINDOW_MS;
         return [...recordsBetween(world, after, start + (index + 1) * WINDOW_MS)].map(toNdjsonLine);
       };
+      return { lines };
     };
     const histories = {
       plain: historyOf(plain, 'push-overhead-plain'),
       pushed: historyOf(pushed, 'push-overhead-pushed'),
     };
-    for (const history of Object.values(histories)) {
-      const warm = history(0);
+    const registered: string[] = [];
+    for (const [arm, history] of Object.entries(histories)) {
+      const warm = history.lines(0);
       await streamIngest(server.url, TOKEN, warm.values(), warm.length);
+      if (arm === 'pushed') {
+        for (const line of warm) {
+          const record = JSON.parse(line) as { type: string; uuid?: string };
+          if (record.type === 'workflow' && record.uuid) registered.push(record.uuid);
+        }
+      }
     }
+    // After the registrations, so that every rule's workflow exists.
+    const rules = await createRules(server.url, pushed, ruleInputs(RULES, registered, receiverUrl));
 
     const figures = { none: [] as number[], streams: [] as number[] };
     const sent = { plain: 0, pushed: 0 };
@@ -200,7 +222,7 @@ try {
       const withPush = [1, 2].includes(round % 4);
       const arm = withPush ? 'pushed' : 'plain';
       sent[arm]++;
-      const lines = histories[arm](sent[arm]);
+      const lines = histories[arm].lines(sent[arm]);
       const attached = withPush ? attachStreams(server.url, apiKey, STREAMS) : undefined;
       if (attached) await new Promise((resolve) => setTimeout(resolve, 500));
       const perSecond = await streamIngest(server.url, TOKEN, lines.values(), lines.length);
@@ -218,7 +240,7 @@ try {
     const none = median(figures.none);
     const streams = median(figures.streams);
     console.log(
-      `command: node --import tsx bench/push-overhead.ts --streams ${STREAMS} --rules ${RULES} --rounds ${ROUNDS} --executions ${PER_ROUND} --db ${args.db}`,
+      `command: node --import tsx bench/push-overhead.ts --streams ${STREAMS} --rules ${RULES} --rule-mix ${args['rule-mix']} --rounds ${ROUNDS} --executions ${PER_ROUND} --db ${args.db}`,
     );
     console.log(`Node ${process.version}, ${args.db}, ${rules}`);
     console.log(`without push   median ${Math.round(none)} records/s over ${figures.none.length} rounds`);
