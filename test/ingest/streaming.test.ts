@@ -77,7 +77,18 @@ describe('a large streamed upload', () => {
         } as RequestInit);
       };
       // A first, smaller upload warms the database's own caches, which are not the body's doing.
-      assert.equal((await upload(WARM_UP_BYTES)).status, 200);
+      // A reset connection means the server answered early or died: say which, with its output.
+      const uploadOrSay = (bytes: number) =>
+        upload(bytes).catch((error: Error) => {
+          throw new Error(
+            `upload failed (${error.message}); server output: ${server?.output().slice(-3000)}`,
+            {
+              cause: error,
+            },
+          );
+        });
+      const warm = await uploadOrSay(WARM_UP_BYTES);
+      assert.equal(warm.status, 200, await warm.clone().text());
       const pid = server.child.pid!;
       const baseline = memoryOf(pid).rss;
       let peak = baseline;
@@ -87,7 +98,7 @@ describe('a large streamed upload', () => {
       const started = performance.now();
       let response: Response;
       try {
-        response = await upload(BODY_BYTES);
+        response = await uploadOrSay(BODY_BYTES);
       } finally {
         clearInterval(sampler);
       }

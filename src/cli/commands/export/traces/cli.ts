@@ -1,5 +1,3 @@
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import { type Command, Option } from 'commander';
 import { type ConnectionOptions, withClient, withConnectionOptions } from '../../../client-options.js';
 import { CliError, EXIT } from '../../../exit-codes.js';
@@ -9,9 +7,8 @@ import { durationOption, formatInstant, instantOption } from '../../../time-inpu
 import { resolveWorkflow } from '../../../workflow-ref.js';
 import { fileStateStore, memoryStateStore } from '../export-state.js';
 import { follow } from '../incremental.js';
-import { exportTraces, type TracesRequest, type TracesSummary } from './export-traces.js';
+import type { TracesRequest, TracesSummary } from './export-traces.js';
 import type { TelemetrySource } from './otlp-records.js';
-import { OtlpSender } from './otlp-sender.js';
 
 interface TracesOptions extends ConnectionOptions {
   endpoint: string;
@@ -92,6 +89,19 @@ export function registerTraces(exportCommand: Command): void {
   ).action(
     withClient(
       async (client, options: TracesOptions) => {
+        // OpenTelemetry's modules weigh about 9 MB of heap: only this command loads them, so that
+        // every other wfapi process (serve among them) does not carry them.
+        const [
+          { resourceFromAttributes },
+          { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION },
+          { exportTraces },
+          { OtlpSender },
+        ] = await Promise.all([
+          import('@opentelemetry/resources'),
+          import('@opentelemetry/semantic-conventions'),
+          import('./export-traces.js'),
+          import('./otlp-sender.js'),
+        ]);
         const sender = new OtlpSender({
           endpoint: options.endpoint,
           headers: options.header,
