@@ -18,8 +18,8 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
-import { Client } from '../src/client/index.js';
 import { createWorld, recordsBetween, toNdjsonLine } from '../src/simulate/index.js';
+import { startWorker } from '../src/worker-thread.js';
 import { createOrganizationOver, scratchDatabase, streamIngest } from './lib/ingest-lines.js';
 import { ServerProcess } from './lib/server-process.js';
 import { median } from './lib/stats.js';
@@ -129,20 +129,20 @@ async function createRules(
   }
 }
 
-/** N streams reading every change; resolves their event count when stopped. */
+/** N streams reading every change, on a thread of their own; resolves their event count when stopped. */
 function attachStreams(url: string, apiKey: string, count: number): { stop(): Promise<number> } {
-  const controller = new AbortController();
-  let events = 0;
-  const readers = Array.from({ length: count }, async () => {
-    const client = new Client({ url, apiKey });
-    for await (const _event of client.events({}, { signal: controller.signal })) events++;
+  const worker = startWorker(new URL('./lib/stream-reader-worker.js', import.meta.url), {
+    workerData: { url, apiKey, count },
   });
   return {
     async stop() {
       // Let the streams take the round's last changes before they close.
       await new Promise((resolve) => setTimeout(resolve, 1500));
-      controller.abort();
-      await Promise.allSettled(readers);
+      const events = await new Promise<number>((resolve) => {
+        worker.once('message', resolve);
+        worker.postMessage('stop');
+      });
+      await worker.terminate();
       return events;
     },
   };
