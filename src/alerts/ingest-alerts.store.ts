@@ -7,6 +7,7 @@
 import type { Transaction } from '../db/database.js';
 import type { AlertRuleRow } from '../db/tables.js';
 import type { ExecutionChange } from '../ingest/execution-upsert.store.js';
+import type { RollupOutcome } from '../ingest/rollups.store.js';
 import { formatTime } from '../modules/shared/time.js';
 import { enabledRules, type NewDelivery, queueDeliveries } from './alerts.store.js';
 import { ruleSummary } from './payloads.js';
@@ -20,12 +21,7 @@ export const HISTORY_GRACE_MS = 60 * 60 * 1000;
 
 export interface IngestedChanges {
   readonly executions: readonly ExecutionChange[];
-  readonly newErrorGroups: ReadonlyArray<{
-    readonly organizationId: string;
-    readonly fingerprint: string;
-    readonly workflowUuid: string;
-    readonly firstSeenAt: number;
-  }>;
+  readonly newErrorGroups: RollupOutcome['newErrorGroups'];
 }
 
 const recent = (rule: AlertRuleRow, startedAt: number) =>

@@ -5,7 +5,7 @@ import { type ConnectionOptions, withClient, withConnectionOptions } from '../..
 import { CliError } from '../../exit-codes.js';
 import { enumListOption } from '../../option-parsers.js';
 import { progressBar } from '../../render/progress-bar.js';
-import { durationOption, formatInstant, instantOption } from '../../time-input.js';
+import { durationOption, formatInstant } from '../../time-input.js';
 import { resolveWorkflow } from '../../workflow-ref.js';
 import { EXPORT_KINDS, type ExportKind } from './export-state.js';
 import { EXPORT_FORMATS, type ExportFormat } from './formats.js';
@@ -17,6 +17,7 @@ import {
   exportRecords,
 } from './main.js';
 import { registerTraces } from './traces/cli.js';
+import { withWindowOptions } from './window.js';
 
 const ROW_NOUNS: Readonly<Record<ExportKind, string>> = {
   executions: 'executions',
@@ -37,22 +38,19 @@ interface ExportOptions extends ConnectionOptions {
 
 export function register(program: Command): void {
   const command = withConnectionOptions(
-    program
-      .command('export')
-      // Its options before `traces` are its own; those after it are the subcommand's.
-      .enablePositionalOptions()
-      .description(
-        'Stream executions, log lines or capability events; --state resumes where the last run ended',
-      )
-      .addArgument(new Argument('<kind>', 'what to export').choices(EXPORT_KINDS))
-      .addOption(new Option('--format <format>', 'output format').choices(EXPORT_FORMATS).default('ndjson'))
-      .option(
-        '--since <when>',
-        'executions started at or after: 30d, a date or a date-time (with --state: the first run only)',
-        instantOption,
-      )
-      .option('--until <when>', 'executions started at or before: 1h, a date or a date-time', instantOption)
-      .option('--workflow <workflow>', 'only this workflow (uuid or exact name)')
+    withWindowOptions(
+      program
+        .command('export')
+        // Its options before `traces` are its own; those after it are the subcommand's.
+        .enablePositionalOptions()
+        .description(
+          'Stream executions, log lines or capability events; --state resumes where the last run ended',
+        )
+        .addArgument(new Argument('<kind>', 'what to export').choices(EXPORT_KINDS))
+        .addOption(
+          new Option('--format <format>', 'output format').choices(EXPORT_FORMATS).default('ndjson'),
+        ),
+    )
       .option(
         '--status <statuses>',
         `execution status, comma-separated or repeated (${WorkflowExecutionStatusValues.join(', ')})`,

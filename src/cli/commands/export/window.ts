@@ -1,4 +1,6 @@
+import type { Command } from 'commander';
 import type { Client, ItemOf, WorkflowExecutionStatus } from '../../../client/index.js';
+import { instantOption } from '../../time-input.js';
 
 export type Execution = ItemOf<'workflowExecutions'>;
 
@@ -88,4 +90,16 @@ export async function* batchesInWindow(
     }
   }
   if (batch.executions.length > 0) yield batch;
+}
+
+/** The options that choose an export's executions, shared by `export <kind>` and `export traces`. */
+export function withWindowOptions(command: Command): Command {
+  return command
+    .option(
+      '--since <when>',
+      'executions started at or after: 30d, a date or a date-time (with --state: the first run only)',
+      instantOption,
+    )
+    .option('--until <when>', 'executions started at or before: 1h, a date or a date-time', instantOption)
+    .option('--workflow <workflow>', 'only this workflow (uuid or exact name)');
 }

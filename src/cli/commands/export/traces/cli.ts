@@ -3,10 +3,11 @@ import { type ConnectionOptions, withClient, withConnectionOptions } from '../..
 import { CliError, EXIT } from '../../../exit-codes.js';
 import { packageVersion } from '../../../package-version.js';
 import { progressBar } from '../../../render/progress-bar.js';
-import { durationOption, formatInstant, instantOption } from '../../../time-input.js';
+import { durationOption, formatInstant } from '../../../time-input.js';
 import { resolveWorkflow } from '../../../workflow-ref.js';
 import { fileStateStore, memoryStateStore } from '../export-state.js';
 import { follow } from '../incremental.js';
+import { withWindowOptions } from '../window.js';
 import type { TracesRequest, TracesSummary } from './export-traces.js';
 import type { TelemetrySource } from './otlp-records.js';
 
@@ -41,28 +42,23 @@ function countOption(text: string): number {
 /** `wfapi export traces`: executions as OpenTelemetry traces and logs over OTLP/HTTP (docs/opentelemetry.md). */
 export function registerTraces(exportCommand: Command): void {
   withConnectionOptions(
-    exportCommand
-      .command('traces')
-      .description(
-        'Send executions as OpenTelemetry traces (CI/CD conventions) and log records to an OTLP/HTTP endpoint',
-      )
-      .requiredOption(
-        '--endpoint <url>',
-        'the OTLP/HTTP base URL, e.g. http://127.0.0.1:4318 (posts to /v1/traces and /v1/logs)',
-      )
-      .option(
-        '--header <name=value>',
-        'a header for the OTLP endpoint, repeatable (e.g. authorization=Bearer ...)',
-        headerOption,
-        {},
-      )
-      .option(
-        '--since <when>',
-        'executions started at or after: 30d, a date or a date-time (with --state: the first run only)',
-        instantOption,
-      )
-      .option('--until <when>', 'executions started at or before: 1h, a date or a date-time', instantOption)
-      .option('--workflow <workflow>', 'only this workflow (uuid or exact name)')
+    withWindowOptions(
+      exportCommand
+        .command('traces')
+        .description(
+          'Send executions as OpenTelemetry traces (CI/CD conventions) and log records to an OTLP/HTTP endpoint',
+        )
+        .requiredOption(
+          '--endpoint <url>',
+          'the OTLP/HTTP base URL, e.g. http://127.0.0.1:4318 (posts to /v1/traces and /v1/logs)',
+        )
+        .option(
+          '--header <name=value>',
+          'a header for the OTLP endpoint, repeatable (e.g. authorization=Bearer ...)',
+          headerOption,
+          {},
+        ),
+    )
       .option(
         '--state <file>',
         'incremental: read where the last export ended, and record where this one ends',
