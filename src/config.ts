@@ -132,6 +132,13 @@ export interface Config {
     readonly concurrency: number;
     /** The first retry's delay; each next one doubles it (with jitter), up to an hour. */
     readonly retryBaseMs: number;
+    /** How long a failing delivery is retried, from when it was queued (or redelivered), before it is given up. */
+    readonly giveUpMs: number;
+    /**
+     * How often a firing ALERTMANAGER alert is posted again; each post ends (`endsAt`) four of
+     * these later, so an Alertmanager that stops hearing from wfapi resolves it by itself.
+     */
+    readonly resendMs: number;
   };
 }
 
@@ -280,6 +287,8 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
       timeoutMs: int(env, 'WFAPI_ALERTS_TIMEOUT_MS', 10_000, 100, 600_000),
       concurrency: int(env, 'WFAPI_ALERTS_CONCURRENCY', 8, 1, 1000),
       retryBaseMs: int(env, 'WFAPI_ALERTS_RETRY_BASE_MS', 5000, 10, 3_600_000),
+      giveUpMs: int(env, 'WFAPI_ALERTS_GIVE_UP_MS', 24 * 3_600_000, 100, 7 * 24 * 3_600_000),
+      resendMs: int(env, 'WFAPI_ALERTS_RESEND_MS', 15 * 60_000, 100, 3_600_000),
     },
   };
   const merged = {

@@ -3,15 +3,20 @@
  * `organization`, `workflow` (a uuid, or `all`), `severity` and `rule` (its id, so two rules of
  * one name stay apart), and annotations `summary` and `description`.
  *
- * A firing alert is sent with `endsAt` an hour after the send, and re-sent while it fires (see
- * rule-timer.ts), so that an Alertmanager whose wfapi went away resolves it on its own; a
- * resolution is sent with the instant the condition cleared. One-off events (a failed
- * execution, a new error group) end an hour after they happened.
+ * A firing alert is sent with `endsAt` four re-send intervals after the send (an hour by
+ * default), and re-sent every interval while it fires (see rule-timer.ts), so that an
+ * Alertmanager whose wfapi went away resolves it on its own; a resolution is sent with the
+ * instant the condition cleared. One-off events (a failed execution, a new error group) end an
+ * hour after they happened.
  */
 import type { AlertRuleRow } from '../db/tables.js';
 import { formatTime } from '../modules/shared/time.js';
 
-export const FIRING_TTL_MS = 60 * 60 * 1000;
+/** How long a one-off event stays active in Alertmanager. */
+export const ONE_OFF_TTL_MS = 60 * 60 * 1000;
+
+/** A firing alert ends this many re-send intervals after each send: three re-sends may be lost. */
+export const RESENDS_PER_TTL = 4;
 
 interface PayloadData {
   readonly workflowUUID?: string | null;
@@ -26,7 +31,12 @@ interface PayloadData {
   readonly summary?: string;
 }
 
-export function alertmanagerAlerts(rule: AlertRuleRow, payload: Record<string, unknown>, now: Date) {
+export function alertmanagerAlerts(
+  rule: AlertRuleRow,
+  payload: Record<string, unknown>,
+  now: Date,
+  resendMs: number,
+) {
   const type = String(payload.type);
   const data = (payload.data ?? {}) as PayloadData;
   const workflow = data.workflowUUID ?? data.execution?.workflowUUID ?? rule.workflow_uuid ?? 'all';
@@ -42,12 +52,12 @@ export function alertmanagerAlerts(rule: AlertRuleRow, payload: Record<string, u
   let endsAt: string;
   if (type.endsWith('.firing')) {
     startsAt = data.startsAt ?? happened;
-    endsAt = formatTime(new Date(now.getTime() + FIRING_TTL_MS));
+    endsAt = formatTime(new Date(now.getTime() + RESENDS_PER_TTL * resendMs));
   } else if (type.endsWith('.resolved')) {
     startsAt = data.startsAt ?? happened;
     endsAt = data.endsAt ?? happened;
   } else {
-    endsAt = formatTime(new Date(Date.parse(happened) + FIRING_TTL_MS));
+    endsAt = formatTime(new Date(Date.parse(happened) + ONE_OFF_TTL_MS));
   }
   const description =
     data.summary ??

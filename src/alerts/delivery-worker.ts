@@ -3,12 +3,21 @@
  * flight, each bounded by `timeoutMs`, so a slow or dead receiver only ever holds this worker's
  * slots, never ingestion or reads. Each claim leases a row (see claimDue): several instances
  * share the work, and a delivery whose sender died (SIGKILL) is sent again once its lease runs
- * out, with the same webhook-id. Retries follow `retryDelay` for 24 hours; a 410 disables the rule.
+ * out, with the same webhook-id. Retries follow `retryDelay` for `giveUpMs` (24 hours); a 410
+ * disables the rule.
  */
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import type { WebhookDeliveryRow } from '../db/tables.js';
-import { type AttemptOutcome, claimDue, disableRule, findRule, recordAttempt } from './alerts.store.js';
+import { durationText } from '../modules/shared/duration.js';
+import {
+  type AttemptOutcome,
+  claimDue,
+  disableRule,
+  findRule,
+  GIVE_UP_MS,
+  recordAttempt,
+} from './alerts.store.js';
 import { alertKeyOf, open } from './secret-box.js';
 import { send } from './send.js';
 import { onDeliveriesDue } from './wake.js';
@@ -22,6 +31,15 @@ const MAX_DELAY_MS = 60 * 60 * 1000;
  */
 export function retryDelay(baseMs: number, attempts: number, random = Math.random()): number {
   return Math.round(Math.min(baseMs * 2 ** Math.max(0, attempts - 1), MAX_DELAY_MS) * (0.5 + random));
+}
+
+/**
+ * The instant a delivery's retries end. The outbox stores `give_up_at` as the moment it was
+ * queued (or redelivered, or re-sent) plus GIVE_UP_MS; the configured horizon counts from that
+ * same moment, so it applies to rows written by ingestion, the rule timer and `redeliver` alike.
+ */
+export function retriesEndAt(delivery: Pick<WebhookDeliveryRow, 'give_up_at'>, giveUpMs: number): number {
+  return delivery.give_up_at.getTime() - GIVE_UP_MS + giveUpMs;
 }
 
 export interface WorkerLog {
@@ -125,6 +143,7 @@ export class DeliveryWorker {
         allowPrivate: this.config.alerts.allowPrivate,
         secret,
         signal: this.abort.signal,
+        resendMs: this.config.alerts.resendMs,
       });
       // Shutting down: the row keeps its lease and is sent again by the next worker.
       if (this.stopped) return;
@@ -154,12 +173,13 @@ export class DeliveryWorker {
         error: `${reason}: the rule is disabled`,
         retryInMs: 0,
       };
-    const left = delivery.give_up_at.getTime() - Date.now();
+    const giveUpMs = this.config.alerts.giveUpMs;
+    const left = retriesEndAt(delivery, giveUpMs) - Date.now();
     if (left <= 0)
       return {
         status: 'FAILED',
         responseStatus: status,
-        error: `${reason}; gave up after ${delivery.attempts + 1} attempts over 24 hours`,
+        error: `${reason}; gave up after ${delivery.attempts + 1} attempts over ${giveUpMs % 1000 === 0 ? durationText(giveUpMs / 1000) : `${giveUpMs} ms`}`,
         retryInMs: 0,
       };
     const delay = Math.min(retryDelay(this.config.alerts.retryBaseMs, delivery.attempts + 1), left);

@@ -16,7 +16,7 @@ export interface RunningAlerts {
 export function startAlerts(db: Database, config: Config, log: WorkerLog): RunningAlerts | undefined {
   if (!config.alerts.worker) return undefined;
   const worker = new DeliveryWorker(db, config, log);
-  const timer = new RuleTimer(db, config.alerts.evaluateMs, log, () => void worker.poll());
+  const timer = new RuleTimer(db, config.alerts, log, () => void worker.poll());
   worker.start();
   timer.start();
   return {

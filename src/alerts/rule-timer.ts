@@ -10,7 +10,6 @@ import type { AlertRuleRow } from '../db/tables.js';
 import { durationText } from '../modules/shared/duration.js';
 import { formatTime } from '../modules/shared/time.js';
 import { countWindows } from '../rollups/execution-counts.store.js';
-import { FIRING_TTL_MS } from './alertmanager.js';
 import { queueDeliveries, RULE_COLUMNS } from './alerts.store.js';
 import { ruleSummary } from './payloads.js';
 
@@ -70,8 +69,19 @@ async function verdictOf(tx: Transaction, rule: AlertRuleRow, now: number): Prom
 
 const EVENT_PREFIX = { FAILURE_RATE: 'failure_rate', NO_EXECUTIONS: 'no_executions' } as const;
 
-/** Evaluates the timer rules not evaluated for `everyMs`; returns how many deliveries it queued. */
-export async function evaluateDueRules(db: Database, everyMs: number, now = Date.now()): Promise<number> {
+export interface TimerSettings {
+  /** How often each rule is evaluated. */
+  readonly evaluateMs: number;
+  /** How often a firing ALERTMANAGER alert is posted again. */
+  readonly resendMs: number;
+}
+
+/** Evaluates the timer rules not evaluated for `evaluateMs`; returns how many deliveries it queued. */
+export async function evaluateDueRules(
+  db: Database,
+  { evaluateMs, resendMs }: TimerSettings,
+  now = Date.now(),
+): Promise<number> {
   return db.transaction(async (tx) => {
     const rules = await tx.query<AlertRuleRow>(
       `select ${RULE_COLUMNS} from alert_rules
@@ -79,7 +89,7 @@ export async function evaluateDueRules(db: Database, everyMs: number, now = Date
          and (evaluated_at is null or evaluated_at <= $1)
        order by evaluated_at nulls first limit ${BATCH}
        for update skip locked`,
-      [new Date(now - everyMs + 50)],
+      [new Date(now - evaluateMs + 50)],
     );
     let queued = 0;
     for (const rule of rules) {
@@ -138,7 +148,7 @@ export async function evaluateDueRules(db: Database, everyMs: number, now = Date
           `update webhook_deliveries set status = 'PENDING', next_attempt_at = now()
            where rule_id = $1 and event_key = $2 and status = 'DELIVERED'
              and delivered_at < now() - make_interval(secs => $3 / 1000.0)`,
-          [rule.id, `firing:${formatTime(rule.fired_at)}`, FIRING_TTL_MS / 4],
+          [rule.id, `firing:${formatTime(rule.fired_at)}`, resendMs],
         );
       }
       const changed = verdict.firing !== rule.firing;
@@ -157,27 +167,27 @@ export interface TimerLog {
   warn(details: object, message: string): void;
 }
 
-/** Runs evaluateDueRules every `everyMs` until stopped; calls `onQueued` when deliveries were queued. */
+/** Runs evaluateDueRules every `evaluateMs` until stopped; calls `onQueued` when deliveries were queued. */
 export class RuleTimer {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
 
   constructor(
     private readonly db: Database,
-    private readonly everyMs: number,
+    private readonly settings: TimerSettings,
     private readonly log: TimerLog,
     private readonly onQueued: () => void,
   ) {}
 
   start(): void {
-    this.timer = setInterval(() => this.tick(), this.everyMs);
+    this.timer = setInterval(() => this.tick(), this.settings.evaluateMs);
     this.timer.unref();
     this.tick();
   }
 
   private tick(): void {
     if (this.running) return;
-    this.running = evaluateDueRules(this.db, this.everyMs)
+    this.running = evaluateDueRules(this.db, this.settings)
       .then((queued) => {
         if (queued > 0) this.onQueued();
       })

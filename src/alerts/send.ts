@@ -18,6 +18,8 @@ export interface SendOptions {
   readonly secret: string | undefined;
   readonly signal?: AbortSignal;
   readonly now?: Date;
+  /** How often a firing ALERTMANAGER alert is re-sent (its `endsAt` follows from it). */
+  readonly resendMs: number;
 }
 
 export interface SendResult {
@@ -46,7 +48,7 @@ export function requestOf(
     url.pathname = `${url.pathname.replace(/\/+$/, '')}/api/v2/alerts`;
     return {
       url,
-      body: JSON.stringify(alertmanagerAlerts(rule, delivery.payload, now)),
+      body: JSON.stringify(alertmanagerAlerts(rule, delivery.payload, now, options.resendMs)),
       headers: { 'content-type': 'application/json' },
     };
   }

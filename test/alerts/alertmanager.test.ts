@@ -27,10 +27,15 @@ interface AmAlert {
   endsAt: string;
 }
 
+/** Short, so that a firing alert's endsAt (four of these after each post) passes within the test. */
+const RESEND_MS = 500;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 describe('the ALERTMANAGER target, against a real Alertmanager', () => {
   const ctx = useServer({
     adminToken: ADMIN_TOKEN,
-    alerts: { allowPrivate: true, pollMs: 50, evaluateMs: 200, retryBaseMs: 200 },
+    alerts: { allowPrivate: true, pollMs: 50, evaluateMs: 100, retryBaseMs: 200, resendMs: RESEND_MS },
   });
   let alertmanager: ChildProcess;
   let amUrl: string;
@@ -135,5 +140,53 @@ describe('the ALERTMANAGER target, against a real Alertmanager', () => {
       ['failure_rate.resolved', 'failure_rate.firing'],
     );
     assert.equal(deliveries[0].payload.data.startsAt, deliveries[1].payload.data.startsAt);
+  });
+
+  it('keeps a firing alert active past the endsAt of its first post by posting it again every WFAPI_ALERTS_RESEND_MS, then resolves it when the condition clears', async () => {
+    const tenant = await createTenant(ctx.db);
+    const flow = workflow(tenant.organizationId);
+    await ingest(ctx.db, [flow]);
+    const created = await adminGql(ctx.server.url, CREATE_ALERT_RULE, {
+      input: {
+        organizationId: tenant.organizationId,
+        name: 'StillFailing',
+        condition: 'FAILURE_RATE',
+        workflowUUID: flow.uuid,
+        threshold: 0.5,
+        window: '1h',
+        target: 'ALERTMANAGER',
+        url: amUrl,
+      },
+    });
+    const rule = created.body.data.createAlertRule.rule;
+    const run = (status: string) =>
+      execution(tenant.organizationId, flow.uuid as string, { status, startedAt: new Date().toISOString() });
+    await ingest(ctx.db, [run('FAILURE'), run('FAILURE')]);
+    const [first] = await until(
+      () => alertsOf(rule.id),
+      (a) => a.length === 1,
+      'no firing alert',
+    );
+    const firstEndsAt = Date.parse(first!.endsAt);
+    // Each post ends four re-send intervals after it was sent.
+    assert.ok(firstEndsAt - Date.now() <= 4 * RESEND_MS, `endsAt ${first!.endsAt} is too far ahead`);
+
+    // Past the first post's endsAt: Alertmanager would have resolved an alert nobody re-sent.
+    await sleep(firstEndsAt - Date.now() + RESEND_MS);
+    const [still] = await alertsOf(rule.id);
+    assert.ok(still, 'the alert was resolved while its condition still held');
+    assert.equal(still.status.state, 'active');
+    assert.equal(still.startsAt, first!.startsAt);
+    assert.ok(Date.parse(still.endsAt) > firstEndsAt + RESEND_MS, `endsAt ${still.endsAt} did not move on`);
+    const [firing] = await deliveriesWhen(ctx.server.url, tenant.organizationId, (d) => d.length === 1);
+    assert.equal(firing.type, 'failure_rate.firing');
+    assert.ok(firing.attempts >= 3, `posted ${firing.attempts} times`);
+
+    await ingest(ctx.db, [run('SUCCESS'), run('SUCCESS'), run('SUCCESS')]);
+    await until(
+      () => alertsOf(rule.id),
+      (a) => a.length === 0,
+      'the alert was not resolved',
+    );
   });
 });

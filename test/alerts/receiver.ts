@@ -12,6 +12,8 @@ export interface Received {
   readonly json: any;
   /** Whether `standardwebhooks` accepted the signature with the secret of the request's rule. */
   readonly verified: boolean;
+  /** When the request's body had arrived (ms since the epoch). */
+  readonly at: number;
 }
 
 export interface Receiver {
@@ -21,6 +23,8 @@ export interface Receiver {
   answers: number[];
   /** The signing secret to verify with (set after creating the rule). */
   secret: string | undefined;
+  /** Awaited after a request is recorded and before it is answered (to stage what happens meanwhile). */
+  beforeAnswer: ((request: Received) => Promise<void>) | undefined;
   waitFor(count: number, timeoutMs?: number): Promise<Received[]>;
   close(): Promise<void>;
 }
@@ -33,6 +37,7 @@ export async function startReceiver(port = 0): Promise<Receiver> {
     received,
     answers: [],
     secret: undefined,
+    beforeAnswer: undefined,
     waitFor(count, timeoutMs = 15_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
@@ -58,7 +63,8 @@ export async function startReceiver(port = 0): Promise<Receiver> {
     request.on('data', (chunk) => {
       body += chunk;
     });
-    request.on('end', () => {
+    request.on('end', async () => {
+      const at = Date.now();
       const headers = Object.fromEntries(
         Object.entries(request.headers).map(([name, value]) => [name, String(value)]),
       );
@@ -71,8 +77,11 @@ export async function startReceiver(port = 0): Promise<Receiver> {
       } catch {
         verified = false;
       }
-      received.push({ headers, body, json: JSON.parse(body), verified });
-      response.statusCode = receiver.answers.shift() ?? 200;
+      const entry = { headers, body, json: JSON.parse(body), verified, at };
+      received.push(entry);
+      const status = receiver.answers.shift() ?? 200;
+      await receiver.beforeAnswer?.(entry);
+      response.statusCode = status;
       response.end();
       for (const waiter of [...waiters]) waiter();
     });
