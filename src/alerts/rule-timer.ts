@@ -10,7 +10,7 @@ import type { AlertRuleRow } from '../db/tables.js';
 import { durationText } from '../modules/shared/duration.js';
 import { formatTime } from '../modules/shared/time.js';
 import { countWindows } from '../rollups/execution-counts.store.js';
-import { queueDeliveries, RULE_COLUMNS } from './alerts.store.js';
+import { GIVE_UP_MS, queueDeliveries, RULE_COLUMNS } from './alerts.store.js';
 import { ruleSummary } from './payloads.js';
 
 /** Rules evaluated per transaction. */
@@ -143,12 +143,17 @@ export async function evaluateDueRules(
           },
         ]);
       } else if (verdict.firing && rule.target === 'ALERTMANAGER' && rule.fired_at) {
-        // Still firing: send the alert again well before its endsAt, as Prometheus does.
+        // Still firing: send the alert again well before its endsAt, as Prometheus does. Each
+        // re-send is a new post with retries of its own: counted from the first firing, an alert
+        // firing for longer than the retry horizon would be given up at its first failed re-send
+        // and never posted again, and Alertmanager would resolve it while it still fires. A post
+        // given up (Alertmanager down for the whole horizon) is tried again at the next interval.
         await tx.query(
-          `update webhook_deliveries set status = 'PENDING', next_attempt_at = now()
-           where rule_id = $1 and event_key = $2 and status = 'DELIVERED'
-             and delivered_at < now() - make_interval(secs => $3 / 1000.0)`,
-          [rule.id, `firing:${formatTime(rule.fired_at)}`, resendMs],
+          `update webhook_deliveries set status = 'PENDING', next_attempt_at = now(),
+             give_up_at = now() + make_interval(secs => $4 / 1000.0)
+           where rule_id = $1 and event_key = $2 and status in ('DELIVERED', 'FAILED')
+             and last_attempt_at < now() - make_interval(secs => $3 / 1000.0)`,
+          [rule.id, `firing:${formatTime(rule.fired_at)}`, resendMs, GIVE_UP_MS],
         );
       }
       const changed = verdict.firing !== rule.firing;
