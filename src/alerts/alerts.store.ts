@@ -1,5 +1,5 @@
 /** SQL of alert rules and their deliveries (the outbox). Plain functions, the database handle first. */
-import { randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
 import { type AlertRuleRow, alertRules, type WebhookDeliveryRow, webhookDeliveries } from '../db/tables.js';
 
@@ -130,6 +130,20 @@ export interface NewDelivery {
 }
 
 /**
+ * A delivery's id, its `webhook-id`: derived from its rule and event key (an RFC 9562 version 8
+ * uuid over their SHA-256), not drawn at random. A delivery queued again after its row was lost
+ * (a crash took back a commit not yet flushed, whose delivery the worker had already sent, and
+ * the client re-sent the batch) then reaches the receiver with the id it has seen.
+ */
+export function deliveryId(ruleId: string, eventKey: string): string {
+  const bytes = createHash('sha256').update(`${ruleId}\n${eventKey}`).digest().subarray(0, 16);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x80;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/**
  * Writes deliveries to the outbox, due now; one that exists for its rule and key is left as it
  * is (a re-sent record, a second evaluation). Returns how many were new.
  */
@@ -145,7 +159,7 @@ export async function queueDeliveries(db: Queryable, deliveries: readonly NewDel
      on conflict (rule_id, event_key) do nothing
      returning id`,
     [
-      deliveries.map(() => randomUUID()),
+      deliveries.map((d) => deliveryId(d.ruleId, d.eventKey)),
       deliveries.map((d) => d.organizationId),
       deliveries.map((d) => d.ruleId),
       deliveries.map((d) => d.eventKey),

@@ -104,6 +104,23 @@ describe('an accepted delivery', () => {
       assert.equal(request!.verified, true);
       await deliveriesWhen(server.url, organizationId, (d) => d.length === 1 && d[0].status === 'DELIVERED');
     });
+
+    it('keeps its webhook-id when a crash takes back its batch after it was sent and the client re-sends the batch', async () => {
+      const { organizationId, workflowUuid } = await setup(server);
+      const failed = execution(organizationId, workflowUuid, { status: 'FAILURE', startedAt: now() });
+      assert.equal((await postIngest(server.url, [failed])).status, 200);
+      const [first] = await receiver.waitFor(1);
+      await deliveriesWhen(server.url, organizationId, (d) => d[0]?.status === 'DELIVERED');
+      // What a crash loses of a commit not yet flushed (ingestion commits without waiting for
+      // the disk, and answers once it is flushed): the batch's execution and its delivery.
+      await database.db.query('delete from webhook_deliveries');
+      await database.db.query('delete from executions where uuid = $1', [failed.uuid]);
+      await database.db.query('delete from execution_keys where uuid = $1', [failed.uuid]);
+      assert.equal((await postIngest(server.url, [failed])).status, 200);
+      const [, second] = await receiver.waitFor(2);
+      assert.equal(second!.headers['webhook-id'], first!.headers['webhook-id']);
+      assert.equal(second!.json.data.execution.uuid, failed.uuid);
+    });
   });
 
   describe('sent while PostgreSQL goes away', { skip: outageSkip }, () => {
