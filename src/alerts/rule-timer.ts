@@ -144,12 +144,14 @@ export async function evaluateDueRules(
         ]);
       } else if (verdict.firing && rule.target === 'ALERTMANAGER' && rule.fired_at) {
         // Still firing: send the alert again well before its endsAt, as Prometheus does. Each
-        // re-send is a new post with retries of its own: counted from the first firing, an alert
-        // firing for longer than the retry horizon would be given up at its first failed re-send
-        // and never posted again, and Alertmanager would resolve it while it still fires. A post
-        // given up (Alertmanager down for the whole horizon) is tried again at the next interval.
+        // re-send is a new post with retries of its own (horizon and backoff): counted from the
+        // first firing, an alert firing for longer than the horizon would be given up at its
+        // first failed re-send, and one that had been re-sent for hours would wait up to an hour
+        // for its first retry; either way Alertmanager would resolve it while it still fires.
+        // A post given up (Alertmanager down for the whole horizon) is tried again at the next
+        // interval. `attempts` then counts the current post's attempts.
         await tx.query(
-          `update webhook_deliveries set status = 'PENDING', next_attempt_at = now(),
+          `update webhook_deliveries set status = 'PENDING', next_attempt_at = now(), attempts = 0,
              give_up_at = now() + make_interval(secs => $4 / 1000.0)
            where rule_id = $1 and event_key = $2 and status in ('DELIVERED', 'FAILED')
              and last_attempt_at < now() - make_interval(secs => $3 / 1000.0)`,
