@@ -32,7 +32,8 @@ export const ERROR_CODES = {
   RATE_LIMITED: { status: 429, description: 'Too many requests; wait for `Retry-After` seconds.' },
   SERVICE_UNAVAILABLE: {
     status: 503,
-    description: 'The database is unreachable or the request exceeded its time limit; retry later.',
+    description:
+      'The database is unreachable or out of resources (disk full, too many connections), or the request exceeded its time limit; retry later.',
   },
   INTERNAL_SERVER_ERROR: {
     status: 500,
@@ -88,7 +89,7 @@ export const unavailable = (message = 'The service is temporarily unavailable; r
 
 /**
  * Whether an error comes from losing the database (connection refused or reset, pool closed,
- * server shutting down) rather than from a bad query: those become SERVICE_UNAVAILABLE.
+ * server shutting down, disk full) rather than from a bad query: those become SERVICE_UNAVAILABLE.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
@@ -100,6 +101,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03') return true;
     // 57014 query_canceled (statement_timeout)
     if (code === '57014') return true;
+    // class 53, insufficient resources: 53100 disk_full, 53200 out_of_memory, 53300 too_many_connections
+    if (code.startsWith('53')) return true;
   }
   return /Connection terminated|connection timeout|Client has encountered a connection error|Cannot use a pool after calling end|timeout exceeded when trying to connect|Query read timeout/i.test(
     error.message,

@@ -87,7 +87,13 @@ describe('an accepted delivery', () => {
         for each statement execute function wfapi_test_full_disk()`);
       const failed = execution(organizationId, workflowUuid, { status: 'FAILURE', startedAt: now() });
       const refused = await postIngest(server.url, [failed]);
-      assert.ok(refused.status >= 500, `answered ${refused.status}: ${JSON.stringify(refused.body)}`);
+      // A full disk is the database out of resources, not a bug: 503, retry later, never a bare 500.
+      assert.equal(refused.status, 503, JSON.stringify(refused.body));
+      assert.equal(
+        refused.body.errors[0].extensions.code,
+        'SERVICE_UNAVAILABLE',
+        JSON.stringify(refused.body),
+      );
       assert.deepEqual(
         await database.db.query('select uuid from executions where uuid = $1', [failed.uuid]),
         [],
