@@ -4,11 +4,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ADMIN_TOKEN, adminGql } from '../admin/admin-request.js';
-import { createTenant, execution, ingest, workflow } from '../harness/fixtures.js';
+import { ADMIN_TOKEN } from '../admin/admin-request.js';
+import { execution, ingest } from '../harness/fixtures.js';
 import { freePort } from '../harness/process.js';
 import { useServer } from '../harness/suite.js';
-import { CREATE_ALERT_RULE, deliveriesWhen } from './alerts-request.js';
+import { deliveriesWhen, tenantWithRule } from './alerts-request.js';
 
 const ALERTMANAGER = '/usr/bin/prometheus-alertmanager';
 
@@ -76,6 +76,19 @@ describe('the ALERTMANAGER target, against a real Alertmanager', () => {
     return alerts.filter((alert) => alert.labels.rule === ruleId);
   }
 
+  /** A tenant with one workflow and a FAILURE_RATE rule (half failing within an hour) posting to Alertmanager. */
+  const failureRateRule = (name: string, extra: Record<string, unknown> = {}) =>
+    tenantWithRule(ctx.db, ctx.server.url, (workflowUuid) => ({
+      name,
+      condition: 'FAILURE_RATE',
+      workflowUUID: workflowUuid,
+      threshold: 0.5,
+      window: '1h',
+      target: 'ALERTMANAGER',
+      url: amUrl,
+      ...extra,
+    }));
+
   async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
     const deadline = Date.now() + 15_000;
     for (;;) {
@@ -87,26 +100,12 @@ describe('the ALERTMANAGER target, against a real Alertmanager', () => {
   }
 
   it('receives a FAILURE_RATE alert with its labels, then its resolution', async () => {
-    const tenant = await createTenant(ctx.db);
-    const flow = workflow(tenant.organizationId);
-    await ingest(ctx.db, [flow]);
-    const created = await adminGql(ctx.server.url, CREATE_ALERT_RULE, {
-      input: {
-        organizationId: tenant.organizationId,
-        name: 'HighFailureRate',
-        condition: 'FAILURE_RATE',
-        workflowUUID: flow.uuid,
-        threshold: 0.5,
-        window: '1h',
-        target: 'ALERTMANAGER',
-        url: amUrl,
-        severity: 'critical',
-      },
+    const { tenant, workflowUuid, rule, secret } = await failureRateRule('HighFailureRate', {
+      severity: 'critical',
     });
-    const rule = created.body.data.createAlertRule.rule;
-    assert.equal(created.body.data.createAlertRule.signingSecret, null);
+    assert.equal(secret, null);
     const run = (status: string) =>
-      execution(tenant.organizationId, flow.uuid as string, { status, startedAt: new Date().toISOString() });
+      execution(tenant.organizationId, workflowUuid, { status, startedAt: new Date().toISOString() });
 
     await ingest(ctx.db, [run('FAILURE'), run('FAILURE'), run('SUCCESS')]);
     const [firing] = await until(
@@ -117,7 +116,7 @@ describe('the ALERTMANAGER target, against a real Alertmanager', () => {
     assert.deepEqual(firing!.labels, {
       alertname: 'HighFailureRate',
       organization: tenant.organizationId,
-      workflow: flow.uuid,
+      workflow: workflowUuid,
       severity: 'critical',
       rule: rule.id,
     });
@@ -143,24 +142,9 @@ describe('the ALERTMANAGER target, against a real Alertmanager', () => {
   });
 
   it('keeps a firing alert active past the endsAt of its first post by posting it again every WFAPI_ALERTS_RESEND_MS, then resolves it when the condition clears', async () => {
-    const tenant = await createTenant(ctx.db);
-    const flow = workflow(tenant.organizationId);
-    await ingest(ctx.db, [flow]);
-    const created = await adminGql(ctx.server.url, CREATE_ALERT_RULE, {
-      input: {
-        organizationId: tenant.organizationId,
-        name: 'StillFailing',
-        condition: 'FAILURE_RATE',
-        workflowUUID: flow.uuid,
-        threshold: 0.5,
-        window: '1h',
-        target: 'ALERTMANAGER',
-        url: amUrl,
-      },
-    });
-    const rule = created.body.data.createAlertRule.rule;
+    const { tenant, workflowUuid, rule } = await failureRateRule('StillFailing');
     const run = (status: string) =>
-      execution(tenant.organizationId, flow.uuid as string, { status, startedAt: new Date().toISOString() });
+      execution(tenant.organizationId, workflowUuid, { status, startedAt: new Date().toISOString() });
     await ingest(ctx.db, [run('FAILURE'), run('FAILURE')]);
     const [first] = await until(
       () => alertsOf(rule.id),

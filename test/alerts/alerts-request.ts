@@ -1,4 +1,7 @@
+import assert from 'node:assert/strict';
+import type { Database } from '../../src/db/database.js';
 import { adminGql } from '../admin/admin-request.js';
+import { createTenant, ingest, workflow } from '../harness/fixtures.js';
 
 export const CREATE_ALERT_RULE = `mutation($input: CreateAlertRuleInput!) {
   createAlertRule(input: $input) {
@@ -42,4 +45,25 @@ export async function deliveriesWhen(
     if (Date.now() > deadline) throw new Error(`deliveries never matched: ${JSON.stringify(deliveries)}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/**
+ * A new tenant with one stored workflow and one alert rule created through the admin API;
+ * `input` gives the rule's fields (it is handed the workflow's uuid).
+ */
+export async function tenantWithRule(
+  db: Database,
+  serverUrl: string,
+  input: (workflowUuid: string) => Record<string, unknown>,
+) {
+  const tenant = await createTenant(db);
+  const flow = workflow(tenant.organizationId);
+  await ingest(db, [flow]);
+  const workflowUuid = flow.uuid as string;
+  const answer = await adminGql(serverUrl, CREATE_ALERT_RULE, {
+    input: { organizationId: tenant.organizationId, ...input(workflowUuid) },
+  });
+  assert.equal(answer.body.errors, undefined, JSON.stringify(answer.body.errors));
+  const created = answer.body.data.createAlertRule;
+  return { tenant, workflowUuid, rule: created.rule, secret: created.signingSecret as string | null };
 }

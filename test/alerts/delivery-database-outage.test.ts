@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { Database } from '../../src/db/database.js';
 import { openPostgres } from '../../src/db/postgres.js';
-import { ADMIN_TOKEN, adminGql } from '../admin/admin-request.js';
+import { ADMIN_TOKEN } from '../admin/admin-request.js';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../harness/database.js';
-import { createTenant, execution, ingest, workflow } from '../harness/fixtures.js';
+import { execution, ingest } from '../harness/fixtures.js';
 import { startServer, type TestServer } from '../harness/server.js';
 import { INGEST_TOKEN, postIngest } from '../ingest/http.js';
 import { TcpProxy } from '../ops/tcp-proxy.js';
-import { CREATE_ALERT_RULE, deliveriesWhen } from './alerts-request.js';
+import { deliveriesWhen, tenantWithRule } from './alerts-request.js';
 import { type Receiver, startReceiver } from './receiver.js';
 
 const OUTAGE_SKIP =
@@ -48,21 +48,14 @@ describe('an accepted delivery', () => {
 
   /** A tenant with one workflow and an EXECUTION_FAILED webhook rule posting to the receiver. */
   async function setup(server: TestServer) {
-    const tenant = await createTenant(database.db);
-    const flow = workflow(tenant.organizationId);
-    await ingest(database.db, [flow]);
-    const created = await adminGql(server.url, CREATE_ALERT_RULE, {
-      input: {
-        organizationId: tenant.organizationId,
-        name: 'failures',
-        condition: 'EXECUTION_FAILED',
-        target: 'WEBHOOK',
-        url: receiver.url,
-      },
-    });
-    assert.equal(created.body.errors, undefined, JSON.stringify(created.body.errors));
-    receiver.secret = created.body.data.createAlertRule.signingSecret;
-    return { organizationId: tenant.organizationId, workflowUuid: flow.uuid as string };
+    const { tenant, workflowUuid, secret } = await tenantWithRule(database.db, server.url, () => ({
+      name: 'failures',
+      condition: 'EXECUTION_FAILED',
+      target: 'WEBHOOK',
+      url: receiver.url,
+    }));
+    receiver.secret = secret ?? undefined;
+    return { organizationId: tenant.organizationId, workflowUuid };
   }
 
   describe('whose outbox write fails', () => {

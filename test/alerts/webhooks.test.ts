@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN_TOKEN, adminGql } from '../admin/admin-request.js';
 import { createTenant, execution, ingest, workflow } from '../harness/fixtures.js';
-import { startServer, type TestServer } from '../harness/server.js';
+import type { TestServer } from '../harness/server.js';
 import { useServer } from '../harness/suite.js';
 import {
   ALERT_RULES,
@@ -11,6 +11,7 @@ import {
   DELIVERIES,
   deliveriesWhen,
   REDELIVER,
+  tenantWithRule,
   UPDATE_ALERT_RULE,
 } from './alerts-request.js';
 import { type Receiver, startReceiver } from './receiver.js';
@@ -36,25 +37,17 @@ describe('alert rules with signed webhooks', () => {
   async function setup(rule: Record<string, unknown> = {}) {
     receiver.received.length = 0;
     receiver.answers = [];
-    const tenant = await createTenant(ctx.db);
-    const flow = workflow(tenant.organizationId);
-    await ingest(ctx.db, [flow]);
-    const answer = await admin(CREATE_ALERT_RULE, {
-      input: {
-        organizationId: tenant.organizationId,
-        name: 'failures',
-        condition: 'EXECUTION_FAILED',
-        target: 'WEBHOOK',
-        url: receiver.url,
-        // A dead man's switch watches one workflow: this one.
-        ...(rule.condition === 'NO_EXECUTIONS' ? { workflowUUID: flow.uuid } : {}),
-        ...rule,
-      },
-    });
-    assert.equal(answer.body.errors, undefined, JSON.stringify(answer.body.errors));
-    const created = answer.body.data.createAlertRule;
-    receiver.secret = created.signingSecret;
-    return { tenant, workflowUuid: flow.uuid as string, rule: created.rule, secret: created.signingSecret };
+    const created = await tenantWithRule(ctx.db, ctx.server.url, (workflowUuid) => ({
+      name: 'failures',
+      condition: 'EXECUTION_FAILED',
+      target: 'WEBHOOK',
+      url: receiver.url,
+      // A dead man's switch watches one workflow: this one.
+      ...(rule.condition === 'NO_EXECUTIONS' ? { workflowUUID: workflowUuid } : {}),
+      ...rule,
+    }));
+    receiver.secret = created.secret ?? undefined;
+    return { ...created, secret: created.secret as string };
   }
 
   it('shows the signing secret once, in the create answer, and never in the rule list', async () => {
