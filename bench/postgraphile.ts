@@ -28,7 +28,7 @@ import { ensureDataset } from './lib/dataset.js';
 import { GraphqlHttpClient } from './lib/http-client.js';
 import { buildRef } from './lib/ref-build.js';
 import { ServerProcess } from './lib/server-process.js';
-import { medianSummary, type Summary } from './lib/stats.js';
+import { median, medianSummary, type Summary } from './lib/stats.js';
 import { benchServerEnv } from './lib/warm-up.js';
 import { type DatasetFacts, EXECUTION_FIELDS, type MixQuery } from './queries.js';
 
@@ -324,6 +324,8 @@ interface Row {
   concurrency: number;
   /** Median summary per side (by name), and `pg (SQL replay)` for one execution. */
   sides: Record<string, Summary>;
+  /** Median over the rounds of each server's CPU time per request, in µs (ServerProcess.cpuMs). */
+  cpuMicrosPerRequest: Record<string, number>;
 }
 const SQL = 'pg (its SQL replayed)';
 const rows: Row[] = [];
@@ -335,24 +337,41 @@ for (const concurrency of levels) {
     options: '-c jit=off',
   });
   for (const pair of PAIRS) {
-    const runners = sides.map((side, i) => {
-      const dialect = pair[side.dialect];
-      const variables = dialect.variables(facts, organizationId);
-      return { name: side.name, run: () => clients[i]!.post(dialect.query, variables) };
-    });
+    const runners: { name: string; server?: ServerProcess; run: () => Promise<boolean> }[] = sides.map(
+      (side, i) => {
+        const dialect = pair[side.dialect];
+        const variables = dialect.variables(facts, organizationId);
+        return {
+          name: side.name,
+          server: side.server,
+          run: () => clients[i]!.post(dialect.query, variables),
+        };
+      },
+    );
     if (pair === ONE) runners.push({ name: SQL, run: replayer(pool, oneStatements) });
     const runs: Record<string, Summary[]> = Object.fromEntries(runners.map((r) => [r.name, []]));
+    const cpu: Record<string, number[]> = Object.fromEntries(runners.map((r) => [r.name, []]));
     for (const runner of runners) await closedLoop(runner.run, { concurrency, seconds: warmup });
     for (let round = 0; round < rounds; round++) {
       const first = round % runners.length;
       for (const runner of [...runners.slice(first), ...runners.slice(0, first)]) {
-        runs[runner.name]!.push(await closedLoop(runner.run, { concurrency, seconds }));
+        const before = runner.server?.cpuMs ?? Number.NaN;
+        const summary = await closedLoop(runner.run, { concurrency, seconds });
+        runs[runner.name]!.push(summary);
+        const used = (runner.server?.cpuMs ?? Number.NaN) - before;
+        if (Number.isFinite(used) && summary.requests > 0)
+          cpu[runner.name]!.push((1000 * used) / summary.requests);
       }
     }
     const row: Row = {
       query: pair.name,
       concurrency,
       sides: Object.fromEntries(Object.entries(runs).map(([name, list]) => [name, medianSummary(list)])),
+      cpuMicrosPerRequest: Object.fromEntries(
+        Object.entries(cpu)
+          .filter(([, list]) => list.length > 0)
+          .map(([name, list]) => [name, median(list)]),
+      ),
     };
     rows.push(row);
     console.log(
@@ -378,8 +397,8 @@ const markdown = [
     `dataset ${facts.totalExecutions.toLocaleString('en-US')} executions; median of ${rounds} rounds of ${seconds} s, ` +
     `the side going first rotating each round. Command: \`${command}\`.`,
   '',
-  `| query | conn | ${names.map((n) => `${n} req/s | ${n} p99 ms`).join(' | ')} | wfapi / PostGraphile |${ref ? ` wfapi / ${ref} |` : ''} wfapi / its SQL through pg | errors |`,
-  `|---|---:|${names.map(() => '---:|---:').join('|')}|---:|${ref ? '---:|' : ''}---:|---:|`,
+  `| query | conn | ${names.map((n) => `${n} req/s | ${n} p99 ms`).join(' | ')} | wfapi / PostGraphile |${ref ? ` wfapi / ${ref} |` : ''} wfapi / its SQL through pg | ${names.map((n) => `${n} CPU µs/req`).join(' | ')} | errors |`,
+  `|---|---:|${names.map(() => '---:|---:').join('|')}|---:|${ref ? '---:|' : ''}---:|${names.map(() => '---:').join('|')}|---:|`,
   ...rows.map((r) => {
     const own = r.sides.wfapi!;
     const sql = r.sides[SQL];
@@ -387,7 +406,8 @@ const markdown = [
     return (
       `| ${r.query} | ${r.concurrency} | ${names.map((n) => `${r.sides[n]!.rps.toFixed(0)} | ${f1(r.sides[n]!.p99)}`).join(' | ')}` +
       ` | ${ratio(own, r.sides.PostGraphile)} |${ref ? ` ${ratio(own, r.sides[ref])} |` : ''}` +
-      ` ${sql ? `${((100 * own.rps) / sql.rps).toFixed(0)}% of ${sql.rps.toFixed(0)}` : '-'} | ${errors} |`
+      ` ${sql ? `${((100 * own.rps) / sql.rps).toFixed(0)}% of ${sql.rps.toFixed(0)}` : '-'} |` +
+      ` ${names.map((n) => (r.cpuMicrosPerRequest[n] === undefined ? '-' : r.cpuMicrosPerRequest[n]!.toFixed(0))).join(' | ')} | ${errors} |`
     );
   }),
   '',

@@ -18,6 +18,7 @@ import { registerGraphqlRoutes } from './graphql/graphql.route.js';
 import { JSON_TYPE, negotiate } from './graphql/media-type.js';
 import { keyAdmission } from './http/admit-key.js';
 import { limitBodyTime, limitConnections } from './http/connection-limits.js';
+import { requestLoggerFactory } from './http/request-logger.js';
 import { registerIngestRoutes } from './ingest/ingest.route.js';
 import { registerMetrics } from './metrics/index.js';
 import { CredentialCache } from './modules/auth/credential-cache.js';
@@ -60,6 +61,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       level: config.logLevel,
       redact: ['req.headers.authorization', 'req.headers.cookie'],
     },
+    // Above info a request's logger is made only if it logs (see request-logger.ts).
+    childLoggerFactory: requestLoggerFactory(config.logLevel),
     trustProxy: config.trustProxy,
     bodyLimit: config.limits.maxBodyBytes,
     requestIdHeader: false,
@@ -127,9 +130,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   server.addHook('preClose', async () => {
     draining = true;
   });
-  server.addHook('onSend', async (request, reply) => {
+  // Callback style: it runs on every answer, and an async hook costs each a promise.
+  server.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
     if (draining) reply.header('connection', 'close');
+    done(null, payload);
   });
 
   server.setErrorHandler((error: FastifyError, request, reply) => {

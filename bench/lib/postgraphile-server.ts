@@ -53,6 +53,8 @@ const middleware = postgraphile(pool, 'public', {
   legacyRelations: 'omit',
   retryOnInitFail: false,
   setofFunctionsContainNulls: false,
+  // executions (and its logs and events) are partitioned: expose the parent, not each partition.
+  usePartitionedParent: true,
   watchPg: false,
 });
 

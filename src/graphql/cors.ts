@@ -8,20 +8,25 @@ const EXPOSED = 'retry-after, ratelimit, ratelimit-policy, x-request-id';
  * default; `origins` narrows it to a list. Preflights are answered here, before authentication.
  */
 export function registerCors(app: FastifyInstance, origins: '*' | readonly string[]): void {
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback style: most requests carry no Origin, and an async hook costs each a promise.
+  app.addHook('onRequest', (request, reply, done) => {
     const origin = request.headers.origin;
-    if (!origin || !request.url.startsWith('/graphql')) return;
-    if (origins !== '*' && !origins.includes(origin)) return;
+    if (!origin || !request.url.startsWith('/graphql') || (origins !== '*' && !origins.includes(origin))) {
+      return done();
+    }
     reply.header('access-control-allow-origin', origins === '*' ? '*' : origin);
     if (origins !== '*') reply.header('vary', 'origin');
     reply.header('access-control-expose-headers', EXPOSED);
     if (request.method === 'OPTIONS' && request.headers['access-control-request-method']) {
-      return reply
+      // Answered here: the request goes no further (done is not called).
+      reply
         .code(204)
         .header('access-control-allow-methods', 'GET, POST')
         .header('access-control-allow-headers', 'authorization, content-type, accept, x-request-id')
         .header('access-control-max-age', '600')
         .send();
+      return;
     }
+    done();
   });
 }

@@ -12,6 +12,8 @@ export function variableErrors(
   definitions: readonly VariableDefinitionNode[],
   inputs: Readonly<Record<string, unknown>>,
 ): readonly GraphQLError[] {
+  // Without definitions there is nothing to coerce: graphql-js ignores undeclared variables.
+  if (definitions.length === 0) return [];
   const coerced = getVariableValues(schema, definitions, inputs, { maxErrors: 20 });
   if (coerced.errors) return coerced.errors;
   const errors: GraphQLError[] = [];

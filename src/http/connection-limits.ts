@@ -51,8 +51,11 @@ export function limitConnections(server: Server, limits: ConnectionLimits): void
  */
 export function limitBodyTime(app: FastifyInstance, limits: ConnectionLimits): void {
   const timers = new WeakMap<object, NodeJS.Timeout>();
-  app.addHook('onRequest', async (request) => {
-    if (request.method === 'GET' || request.method === 'HEAD' || request.url.startsWith('/ingest')) return;
+  // Callback-style hooks: they run on every request, and an async hook costs each a promise.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (request.method === 'GET' || request.method === 'HEAD' || request.url.startsWith('/ingest')) {
+      return done();
+    }
     const socket = request.raw.socket;
     const timer = setTimeout(() => {
       const body = JSON.stringify(
@@ -67,9 +70,16 @@ export function limitBodyTime(app: FastifyInstance, limits: ConnectionLimits): v
       socket.destroySoon();
     }, limits.bodyTimeoutMs);
     timers.set(request, timer);
+    done();
   });
-  const clear = async (request: object) => clearTimeout(timers.get(request));
+  const clear = (request: object, _reply: unknown, done: () => void) => {
+    clearTimeout(timers.get(request));
+    done();
+  };
   app.addHook('preHandler', clear);
   app.addHook('onResponse', clear);
-  app.addHook('onRequestAbort', clear);
+  app.addHook('onRequestAbort', (request, done) => {
+    clearTimeout(timers.get(request));
+    done();
+  });
 }

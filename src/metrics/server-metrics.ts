@@ -129,7 +129,7 @@ export class ServerMetrics {
 
   /** Counts every answer of `server`: by route and status, 401s and 429s. */
   observeRequests(server: FastifyInstance): void {
-    server.addHook('onResponse', async (request, reply) => {
+    server.addHook('onResponse', (request, reply, done) => {
       const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
       const status = reply.statusCode;
       this.requests.inc({ method: request.method, route, status: String(status) });
@@ -137,6 +137,7 @@ export class ServerMetrics {
       if (status === 401) this.authFailures.inc({ route });
       if (status === 429)
         this.rateLimited.inc({ route, policy: policyOf(reply.getHeader('ratelimit-policy')) });
+      done();
     });
   }
 
