@@ -1,7 +1,8 @@
 import type { CopyValue } from '../db/copy-text.js';
 import type { Transaction } from '../db/database.js';
-import { type ExecutionTableRow, executions } from '../db/tables.js';
+import { type ExecutionTableRow, executionKeys, executions } from '../db/tables.js';
 import { columnNames, unnestUpdate } from '../db/unnest-insert.js';
+import { copyFresh } from './copy-fresh.store.js';
 import { toUnits } from './decimal.js';
 import { type ExecutionRecord, TERMINAL_STATUSES } from './records.js';
 
@@ -148,18 +149,31 @@ async function updateExecutions(
 }
 
 /**
- * Stores new executions and returns the uuids stored: each first claims its uuid in
- * execution_keys, so one claimed by another organization in a concurrent transaction is skipped.
+ * Claims the uuids of new executions in execution_keys; returns those claimed. They were read
+ * as unstored under the organization's lock, so the claims are bulk-loaded (copyFresh, a fraction
+ * of the INSERT's cost); only when another organization claimed one of them in a concurrent
+ * transaction does the INSERT run, skipping the uuids already claimed.
  */
-async function insertExecutions(tx: Transaction, fresh: readonly ExecutionState[]): Promise<string[]> {
-  if (fresh.length === 0) return [];
+async function claimUuids(tx: Transaction, fresh: readonly ExecutionState[]): Promise<Set<string>> {
+  const keyRow = (e: ExecutionState) => [e.uuid, e.organizationId, e.startedAt];
+  if (await copyFresh(tx, executionKeys.name, executionKeys.columns, fresh, keyRow))
+    return new Set(fresh.map((e) => e.uuid));
   const claimed = await tx.query<{ uuid: string }>(
     `insert into execution_keys (uuid, organization_id, started_at)
      select * from unnest($1::uuid[], $2::uuid[], $3::timestamptz[])
      on conflict (uuid) do nothing returning uuid`,
     [fresh.map((e) => e.uuid), fresh.map((e) => e.organizationId), fresh.map((e) => e.startedAt)],
   );
-  const mine = new Set(claimed.map((row) => row.uuid));
+  return new Set(claimed.map((row) => row.uuid));
+}
+
+/**
+ * Stores new executions and returns the uuids stored: each first claims its uuid in
+ * execution_keys, so one claimed by another organization in a concurrent transaction is skipped.
+ */
+async function insertExecutions(tx: Transaction, fresh: readonly ExecutionState[]): Promise<string[]> {
+  if (fresh.length === 0) return [];
+  const mine = await claimUuids(tx, fresh);
   const rows = fresh.filter((e) => mine.has(e.uuid));
   if (rows.length === 0) return [];
   // Claimed now, so none can be stored yet: the bulk load cannot conflict.

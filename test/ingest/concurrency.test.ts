@@ -99,7 +99,7 @@ describe('concurrent ingestion', () => {
     ]);
     for (let waited = 0; ; waited += 20) {
       const [blocked] = await ctx.db.query<{ n: number }>(
-        `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query ilike 'insert into execution_keys%'`,
+        `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and (query ilike 'copy execution_keys%' or query ilike 'insert into execution_keys%')`,
       );
       if (blocked!.n > 0) break;
       assert.ok(waited < 10_000, "Acme's claim never waited for Globex's");
