@@ -83,6 +83,11 @@ export class ServerProcess {
     }
   }
 
+  /** The server's process id (e.g. to read its CPU time). */
+  get pid(): number | undefined {
+    return this.server.child.pid;
+  }
+
   /** Highest resident memory seen since start, in MB. */
   get peakRssMb(): number {
     this.sample();
