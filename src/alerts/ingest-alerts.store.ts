@@ -82,6 +82,13 @@ export async function queueIngestAlerts(tx: Transaction, changes: IngestedChange
   }
   if (matched.length > 0) {
     const names = await workflowNames(tx, [...new Set(matched.map(([, e]) => e.workflowUUID))]);
+    // Made once per execution, however many rules it fires.
+    const wired = new Map(
+      matched.map(([, e]) => [
+        e.uuid,
+        wireExecution(toExecution(executionRowOf(e, names.get(e.workflowUUID)))),
+      ]),
+    );
     for (const [rule, execution] of matched) {
       deliveries.push({
         organizationId: rule.organization_id,
@@ -95,9 +102,7 @@ export async function queueIngestAlerts(tx: Transaction, changes: IngestedChange
             rule: ruleSummary(rule),
             organizationId: rule.organization_id,
             // Section 1's WorkflowExecution as /graphql and the live stream serialise it.
-            execution: wireExecution(
-              toExecution(executionRowOf(execution, names.get(execution.workflowUUID))),
-            ),
+            execution: wired.get(execution.uuid),
           },
         },
       });
