@@ -6,20 +6,27 @@
  *
  *   node --import tsx bench/push-overhead.ts [--streams 1] [--rules 100] [--rule-mix spread|all-failures] [--rounds 5] [--executions 2000] [--db postgres|pglite]
  *
- * The records are the simulator's (per organization, 20 workflows with events and log lines), a
- * fresh window of its history per round so that every round inserts new executions; rounds
+ * The records are the simulator's (20 workflows with events and log lines; the same history for
+ * both organizations, under uuids of their own), a fresh window of it per round so that every
+ * round inserts new executions, the same window for both arms; rounds
  * alternate between the plain and the pushed organization (ABBA), so that the database growing
  * during the run weighs on both alike. The history is the last hour's (rules ignore executions
  * that started over an hour before they were made), so failures fire the rules: the pushed arm
  * writes its deliveries in the ingest transaction, and the server's worker sends them to a local
  * receiver meanwhile (see ruleInputs for the two rule sets).
+ * Beside records a second, it reports each arm's CPU time per 1,000 records by process (the
+ * server, the database's backends, this benchmark with its stream readers and receiver), read
+ * from /proc around each round: on a shared machine the throughput of every round moves with
+ * other work, the CPU an arm costs much less.
  * PostgreSQL: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres).
  */
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
+import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { createWorld, recordsBetween, toNdjsonLine } from '../src/simulate/index.js';
 import { startWorker } from '../src/worker-thread.js';
+import { DatabaseCpu, processCpuMs } from './lib/cpu-time.js';
 import { createOrganizationOver, scratchDatabase, streamIngest } from './lib/ingest-lines.js';
 import { ServerProcess } from './lib/server-process.js';
 import { median } from './lib/stats.js';
@@ -75,6 +82,19 @@ async function apiKeyFor(url: string, organizationId: string): Promise<string> {
     { input: { memberId: createMember.memberId, name: 'bench' } },
   );
   return createApiKey.key;
+}
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+
+/**
+ * A record of organization `from` as one of organization `to`: its organization id replaced and
+ * every other uuid (its own, its parent's, those inside messages) changed in its first digit, the
+ * same way everywhere, so the copy is the same history under uuids of its own.
+ */
+function otherOrganization(line: string, from: string, to: string): string {
+  return line.replace(UUID, (uuid) =>
+    uuid === from ? to : ((Number.parseInt(uuid[0]!, 16) + 8) % 16).toString(16) + uuid.slice(1),
+  );
 }
 
 const CONDITIONS = ['EXECUTION_FAILED', 'NEW_ERROR_GROUP', 'FAILURE_RATE', 'NO_EXECUTIONS'] as const;
@@ -195,9 +215,15 @@ try {
       };
       return { lines };
     };
+    // Both arms ingest the same records (the pushed one's with its own organization and uuids):
+    // with a history of their own each, their mixes of executions, events and log lines differed,
+    // and so did their cost per record (with neither rules nor streams, one arm measured 1.151 of the other).
+    const history = historyOf(plain, 'push-overhead');
     const histories = {
-      plain: historyOf(plain, 'push-overhead-plain'),
-      pushed: historyOf(pushed, 'push-overhead-pushed'),
+      plain: history,
+      pushed: {
+        lines: (index: number) => history.lines(index).map((line) => otherOrganization(line, plain, pushed)),
+      },
     };
     const registered: string[] = [];
     for (const [arm, history] of Object.entries(histories)) {
@@ -214,6 +240,18 @@ try {
     const rules = await createRules(server.url, pushed, ruleInputs(RULES, registered, receiverUrl));
 
     const figures = { none: [] as number[], streams: [] as number[] };
+    // CPU ms per arm and process, and the records they were spent on.
+    const databaseCpu = target.name ? new DatabaseCpu(target.name) : undefined;
+    const cpuNow = () => ({
+      server: processCpuMs(server.pid ?? -1) ?? 0,
+      database: databaseCpu?.read() ?? 0,
+      bench: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
+    });
+    type Cpu = ReturnType<typeof cpuNow>;
+    const cpu = {
+      none: { server: 0, database: 0, bench: 0, records: 0 },
+      streams: { server: 0, database: 0, bench: 0, records: 0 },
+    };
     const sent = { plain: 0, pushed: 0 };
     let delivered = 0;
     let executionsSent = 0;
@@ -225,7 +263,12 @@ try {
       const lines = histories[arm].lines(sent[arm]);
       const attached = withPush ? attachStreams(server.url, apiKey, STREAMS) : undefined;
       if (attached) await new Promise((resolve) => setTimeout(resolve, 500));
+      const before: Cpu = cpuNow();
       const perSecond = await streamIngest(server.url, TOKEN, lines.values(), lines.length);
+      const after: Cpu = cpuNow();
+      const spent = cpu[withPush ? 'streams' : 'none'];
+      for (const key of ['server', 'database', 'bench'] as const) spent[key] += after[key] - before[key];
+      spent.records += lines.length;
       if (attached) {
         delivered += await attached.stop();
         const executions = lines.filter((line) => line.includes('"type":"execution"'));
@@ -251,6 +294,20 @@ try {
       `ratio with/without ${(streams / none).toFixed(3)} (${((1 - streams / none) * 100).toFixed(1)}% slower); ` +
         `${delivered} events streamed for ${executionsSent} execution lines x ${STREAMS} streams; ` +
         `${failures} failure lines, ${webhooks} webhooks received by the end of the rounds`,
+    );
+    // During the timed ingestion only (work left after a round, e.g. sends, is not counted).
+    const perThousand = (arm: keyof typeof cpu) => {
+      const { records, ...by } = cpu[arm];
+      const parts = Object.entries(by).map(([name, ms]) => `${name} ${((ms / records) * 1000).toFixed(1)}`);
+      const total = ((by.server + by.database + by.bench) / records) * 1000;
+      return `${parts.join(', ')}, total ${total.toFixed(1)}`;
+    };
+    console.log(`CPU ms per 1000 records without push: ${perThousand('none')}`);
+    console.log(`CPU ms per 1000 records with push:    ${perThousand('streams')}`);
+    console.log(
+      `load average at the end: ${loadavg()
+        .map((n) => n.toFixed(2))
+        .join(' ')}`,
     );
   } finally {
     await server.stop();

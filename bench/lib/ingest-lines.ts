@@ -142,6 +142,8 @@ export async function streamIngest(
 export interface ScratchDatabase {
   /** How the server process reaches it. */
   env: Record<string, string>;
+  /** The PostgreSQL database's name (none for PGlite, which runs inside the server). */
+  name?: string;
   cleanup(): Promise<void>;
 }
 
@@ -163,6 +165,7 @@ export async function scratchDatabase(kind: string, adminUrl: string): Promise<S
   url.pathname = `/${name}`;
   return {
     env: { DATABASE_URL: url.toString() },
+    name,
     async cleanup() {
       await admin.query(`drop database if exists ${name} with (force)`);
       await admin.end();

@@ -7,6 +7,7 @@ import {
   type WfapiProcess,
   waitUntilReady,
 } from '../../test/harness/process.js';
+import { processCpuMs } from './cpu-time.js';
 
 let built = false;
 /**
@@ -83,19 +84,18 @@ export class ServerProcess {
     }
   }
 
+  /** The server's process id (e.g. to read its CPU time). */
+  get pid(): number | undefined {
+    return this.server.child.pid;
+  }
+
   /**
    * CPU time the process has used so far (user and system, all its threads), in ms, at the
    * kernel's 10 ms tick: over a run of seconds it is what requests cost the server, whatever
    * else shares the machine (throughput on a shared machine measures the neighbours too).
    */
   get cpuMs(): number {
-    try {
-      const fields = readFileSync(`/proc/${this.server.child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      // utime and stime, the 14th and 15th fields of proc(5), in ticks of 10 ms.
-      return (Number(fields[11]) + Number(fields[12])) * 10;
-    } catch {
-      return Number.NaN;
-    }
+    return processCpuMs(this.pid ?? -1) ?? Number.NaN;
   }
 
   /** Highest resident memory seen since start, in MB. */

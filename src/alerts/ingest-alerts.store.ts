@@ -6,8 +6,12 @@
  */
 import type { Transaction } from '../db/database.js';
 import type { AlertRuleRow } from '../db/tables.js';
+import { wireExecution } from '../events/sse.js';
+import { fromUnits, toUnits } from '../ingest/decimal.js';
 import type { ExecutionChange } from '../ingest/execution-upsert.store.js';
 import type { RollupOutcome } from '../ingest/rollups.store.js';
+import { toExecution } from '../modules/executions/execution.mapper.js';
+import type { ExecutionRow } from '../modules/executions/executions.store.js';
 import { formatTime } from '../modules/shared/time.js';
 import { enabledRules, type NewDelivery, queueDeliveries } from './alerts.store.js';
 import { ruleSummary } from './payloads.js';
@@ -78,8 +82,14 @@ export async function queueIngestAlerts(tx: Transaction, changes: IngestedChange
   }
   if (matched.length > 0) {
     const names = await workflowNames(tx, [...new Set(matched.map(([, e]) => e.workflowUUID))]);
+    // Made once per execution, however many rules it fires.
+    const wired = new Map(
+      matched.map(([, e]) => [
+        e.uuid,
+        wireExecution(toExecution(executionRowOf(e, names.get(e.workflowUUID)))),
+      ]),
+    );
     for (const [rule, execution] of matched) {
-      const workflow = names.get(execution.workflowUUID);
       deliveries.push({
         organizationId: rule.organization_id,
         ruleId: rule.id,
@@ -91,27 +101,38 @@ export async function queueIngestAlerts(tx: Transaction, changes: IngestedChange
           data: {
             rule: ruleSummary(rule),
             organizationId: rule.organization_id,
-            // Section 1's WorkflowExecution, field for field.
-            execution: {
-              uuid: execution.uuid,
-              workflowUUID: execution.workflowUUID,
-              id: execution.id,
-              workflowName: workflow?.name ?? null,
-              workflowId: workflow?.workflowId ?? null,
-              status: execution.status,
-              classifiedStatus: execution.classifiedStatus,
-              startedAt: formatTime(execution.startedAt),
-              finishedAt: execution.finishedAt ? formatTime(execution.finishedAt) : null,
-              creditUsed: execution.creditUsed,
-              errors: execution.errors,
-              executedInTee: execution.executedInTee,
-            },
+            // Section 1's WorkflowExecution as /graphql and the live stream serialise it.
+            execution: wired.get(execution.uuid),
           },
         },
       });
     }
   }
   return queueDeliveries(tx, deliveries);
+}
+
+/**
+ * The execution as the executions module reads it: its credit scaled as `trim_scale` does. An
+ * execution whose workflow is not registered yet (which /graphql does not show) keeps null name and id.
+ */
+function executionRowOf(
+  execution: ExecutionChange['next'],
+  workflow: { name: string; workflowId: string } | undefined,
+): ExecutionRow {
+  return {
+    uuid: execution.uuid,
+    workflow_uuid: execution.workflowUUID,
+    id: execution.id,
+    workflow_name: workflow?.name ?? (null as unknown as string),
+    workflow_id: workflow?.workflowId ?? (null as unknown as string),
+    status: execution.status,
+    classified_status: execution.classifiedStatus,
+    started_at: execution.startedAt,
+    finished_at: execution.finishedAt,
+    credit_used: execution.creditUsed === null ? null : fromUnits(toUnits(execution.creditUsed)),
+    errors: execution.errors,
+    executed_in_tee: execution.executedInTee,
+  };
 }
 
 async function workflowNames(

@@ -157,9 +157,11 @@ export class EventHub {
   }
 
   /**
-   * Sends one group's changes (ascending) to each of its streams, through the stream's filter.
-   * A stream whose socket stops taking data stops at the event that filled it: its cursor stays
-   * there, so at most one event beyond the socket's buffer is held per stream.
+   * Sends one group's changes (ascending) to each of its streams, through the stream's filter, in
+   * one write per stream (one chunk and system call per poll, not one per event). A stream whose
+   * socket buffer is full after that write is paused until it drains: at most one read's events
+   * (READ_LIMIT) beyond the socket's buffer are ever held per stream, and its cursor is the last
+   * change written, so nothing is lost if it is cut.
    */
   private deliver(streams: readonly EventStream[], rows: readonly FeedRow[]): void {
     const lastOf = new Map<string, number>();
@@ -173,18 +175,23 @@ export class EventHub {
       }
       return text;
     };
+    const last = rows.at(-1);
+    if (last === undefined) return;
     for (const stream of streams) {
+      if (stream.isClosed) continue;
       const { workflowUuid, statuses } = stream.filter;
+      let chunk = '';
       for (const row of rows) {
-        if (stream.isClosed) break;
-        stream.after = row.changeId;
         const execution = row.execution;
         // Only the latest change of an execution in this read is sent: the others carry the same state.
         if (!execution || lastOf.get(execution.uuid) !== row.changeId) continue;
         if (workflowUuid !== undefined && execution.workflow_uuid !== workflowUuid) continue;
         if (statuses !== undefined && !statuses.has(execution.status as never)) continue;
-        if (!stream.write(textOf(row))) break;
+        chunk += textOf(row);
       }
+      // Every change read has been passed, sent or filtered out.
+      stream.after = last.changeId;
+      if (chunk !== '') stream.write(chunk);
     }
   }
 
