@@ -1,5 +1,5 @@
 import { AppError, unauthenticated } from '../../errors.js';
-import { parseApiKey, secretMatches } from './api-key.js';
+import { type ParsedApiKey, parseApiKey, secretMatches } from './api-key.js';
 import type { KeyCredentialRow } from './api-keys.store.js';
 
 /** Who a request acts as: every read is scoped to `organizationId`. */
@@ -29,12 +29,22 @@ const ADMITTED_MAX = 1_000;
  * made-up keys cannot grow it. Revocation, expiry and the member's access are checked on every
  * request either way, below.
  */
-const admitted = new Map<string, { readonly keyId: string; readonly row: KeyCredentialRow }>();
+const admitted = new Map<string, AdmittedHeader>();
 
-function remember(header: string, keyId: string, row: KeyCredentialRow): void {
+interface AdmittedHeader {
+  /** The header's key, parsed (the same header always parses the same). */
+  readonly key: ParsedApiKey;
+  /** The credentials its secret matched. */
+  readonly row: KeyCredentialRow;
+}
+
+/** The credentials of `key` when its secret matches them (remembered for `header`). */
+function matched(header: string, key: ParsedApiKey, row: KeyCredentialRow | undefined) {
+  if (!row || !secretMatches(key.secret, row.secret_hash)) return undefined;
   admitted.delete(header);
   if (admitted.size >= ADMITTED_MAX) admitted.delete(admitted.keys().next().value as string);
-  admitted.set(header, { keyId, row });
+  admitted.set(header, { key, row });
+  return row;
 }
 
 async function verifiedRow(
@@ -44,17 +54,16 @@ async function verifiedRow(
   if (header === undefined) return undefined;
   const known = admitted.get(header);
   if (known) {
-    const row = await credentials.find(known.keyId);
+    const row = await credentials.find(known.key.id);
     if (row === known.row) return row;
     admitted.delete(header);
+    // Credentials read anew: the secret is checked against them (one read, as without `admitted`).
+    return matched(header, known.key, row);
   }
   const match = SCHEME.exec(header);
   const parsed = match ? parseApiKey(match[1]!) : undefined;
   if (!parsed) return undefined;
-  const row = await credentials.find(parsed.id);
-  if (!row || !secretMatches(parsed.secret, row.secret_hash)) return undefined;
-  remember(header, parsed.id, row);
-  return row;
+  return matched(header, parsed, await credentials.find(parsed.id));
 }
 
 /**
