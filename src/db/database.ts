@@ -31,6 +31,46 @@ export interface PoolUse {
   readonly max: number;
 }
 
+/**
+ * What a request's database needs of its time limit: `aborted`, read before each statement, and
+ * `abort` listeners, added only by a statement that waits (the embedded database's connection
+ * queue, or a statement it can cancel in its worker). An AbortSignal is one; a request's time
+ * limit makes its AbortController only once a listener is added (5-8 µs that most requests,
+ * whose statements never wait, do not pay).
+ */
+export interface AbortWatch {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void, options: { once: true }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
+/** Aborted once either is; each listener called once at most. */
+export function eitherAborted(a: AbortWatch, b: AbortWatch): AbortWatch {
+  const wrappers = new Map<() => void, () => void>();
+  const watch: AbortWatch = {
+    get aborted() {
+      return a.aborted || b.aborted;
+    },
+    addEventListener(type, listener) {
+      const once = () => {
+        watch.removeEventListener(type, listener);
+        listener();
+      };
+      wrappers.set(listener, once);
+      a.addEventListener(type, once, { once: true });
+      b.addEventListener(type, once, { once: true });
+    },
+    removeEventListener(type, listener) {
+      const once = wrappers.get(listener);
+      if (!once) return;
+      wrappers.delete(listener);
+      a.removeEventListener(type, once);
+      b.removeEventListener(type, once);
+    },
+  };
+  return watch;
+}
+
 export interface Database extends Queryable {
   readonly kind: 'postgres' | 'pglite';
   transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
@@ -39,7 +79,7 @@ export interface Database extends Queryable {
    * that has not started is refused, and one that is running is cancelled where the driver can
    * (the embedded database in its worker thread), rejecting with code 57014 (query_canceled).
    */
-  abortable(signal: AbortSignal): Database;
+  abortable(signal: AbortWatch): Database;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
   /** The connection pool's state now, for metrics; absent for the embedded database (one connection). */

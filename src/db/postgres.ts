@@ -4,7 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { copyChunks } from './copy-text.js';
-import type { Database, Transaction } from './database.js';
+import { type Database, eitherAborted, type Transaction } from './database.js';
 import { canceledError } from './db-errors.js';
 
 const INT8_OID = 20;
@@ -149,7 +149,7 @@ export function openPostgres(url: string, options: PostgresOptions): Database {
         query: (text, params) =>
           signal.aborted ? Promise.reject(canceledError()) : self.query(text, params),
         transaction: (fn) => (signal.aborted ? Promise.reject(canceledError()) : self.transaction(fn)),
-        abortable: (other) => self.abortable(AbortSignal.any([signal, other])),
+        abortable: (other) => self.abortable(eitherAborted(signal, other)),
       };
     },
     async ping() {

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AbortWatch } from '../db/database.js';
 import {
   AppError,
   badInput,
@@ -24,7 +25,7 @@ export interface GraphqlEndpoint<Context> {
    * the answer. `signal` aborts when the request's time limit passes: queries made through it
    * stop then (Database.abortable).
    */
-  readonly context: (signal: AbortSignal) => Promise<Context>;
+  readonly context: (signal: AbortWatch) => Promise<Context>;
   /** Entries for the answer's `extensions`, once the context exists (e.g. freshness). */
   readonly extensions?: (context: Context) => Record<string, unknown> | undefined;
   /** Told the outcome of every request that got past media type negotiation (e.g. metrics). */
@@ -113,9 +114,14 @@ function sendRequestErrors(
   });
 }
 
-/** A request's time limit: `signal` aborts with the time-limit error once `ms` have passed. */
-class TimeLimit {
-  private readonly controller = new AbortController();
+/**
+ * A request's time limit: it aborts, as the request's AbortWatch, with the time-limit error once
+ * `ms` have passed. Its AbortController is made only when a statement listens for the abort (or
+ * the limit passes with one listening): most requests never need one.
+ */
+class TimeLimit implements AbortWatch {
+  private controller: AbortController | undefined;
+  private hasPassed = false;
   private readonly deadline: number;
   private readonly timer: NodeJS.Timeout;
   /** Rejects with the time-limit error when the limit passes; every `run` of the request races it. */
@@ -131,7 +137,8 @@ class TimeLimit {
     // Not every request races it (an error may end it first): its rejection is never unhandled.
     this.expired.catch(() => {});
     this.timer = setTimeout(() => {
-      this.controller.abort(this.error);
+      this.hasPassed = true;
+      this.controller?.abort(this.error);
       expire(this.error);
     }, ms);
   }
@@ -142,12 +149,23 @@ class TimeLimit {
     return this.timeLimitError;
   }
 
-  get signal(): AbortSignal {
-    return this.controller.signal;
+  get aborted(): boolean {
+    return this.hasPassed;
+  }
+
+  addEventListener(type: 'abort', listener: () => void, options: { once: true }): void {
+    // Like an AbortSignal, an abort already past calls no listener added after it.
+    if (this.hasPassed) return;
+    this.controller ??= new AbortController();
+    this.controller.signal.addEventListener(type, listener, options);
+  }
+
+  removeEventListener(type: 'abort', listener: () => void): void {
+    this.controller?.signal.removeEventListener(type, listener);
   }
 
   get passed(): boolean {
-    return this.signal.aborted || performance.now() > this.deadline;
+    return this.hasPassed || performance.now() > this.deadline;
   }
 
   dispose(): void {
@@ -156,7 +174,7 @@ class TimeLimit {
 
   /**
    * Runs `work` under the limit: the answer comes when the limit passes, the request's database
-   * statements being cancelled meanwhile (through `signal`, see Database.abortable). A read that
+   * statements being cancelled meanwhile (it is their AbortWatch, see Database.abortable). A read that
    * completed late is still not reported as a success (the timer may fire late when the embedded
    * database runs on this thread, as in tests). A mutation that did complete is reported as
    * done, since its effects are committed and a retry would repeat them.
@@ -205,7 +223,7 @@ export async function executeGraphqlRequest<Context>(
   // One time limit for the whole request, authentication included.
   const limit = new TimeLimit(endpoint.timeoutMs);
   try {
-    const context = await limit.run(() => endpoint.context(limit.signal), true);
+    const context = await limit.run(() => endpoint.context(limit), true);
     extensions = endpoint.extensions?.(context);
     const params = readParams(raw);
     const prepared = endpoint.documents.prepare(params.query, params.operationName);

@@ -186,6 +186,18 @@ describe('credentials cached between requests', () => {
     assert.equal((await ask(tenant.key)).status, 200);
   });
 
+  it('checks a repeated Authorization header again against credentials read anew', async () => {
+    const tenant = await createTenant(ctx.db);
+    assert.equal((await ask(tenant.key)).status, 200);
+    assert.equal((await ask(tenant.key)).status, 200);
+    // The stored hash replaced behind this server's back: the exact header admitted twice
+    // before no longer matches once the credentials are read again.
+    const otherHash = createHash('sha256').update('another secret').digest();
+    await ctx.db.query('update api_keys set secret_hash = $2 where id = $1', [tenant.keyId, otherHash]);
+    await sleep(CACHE_MS + 100);
+    assert.equal((await ask(tenant.key)).status, 401);
+  });
+
   describe('with the cache turned off', () => {
     const uncached = useServer({ authCacheMs: 0 });
     it('applies a revocation made in the database to the next request', async () => {

@@ -1,4 +1,4 @@
-import type { Database, Transaction } from '../database.js';
+import { type AbortWatch, type Database, eitherAborted, type Transaction } from '../database.js';
 import { canceledError, connectionError } from '../db-errors.js';
 import { keepPrivate } from '../private-files.js';
 import type { Statement } from './protocol.js';
@@ -8,13 +8,13 @@ import { WorkerConnection } from './worker-connection.js';
 /** A holder of the one connection: what `lease` hands out, for one statement or a transaction. */
 export interface Lease {
   /** Runs a statement; with `signal`, aborting it cancels the statement (see EmbeddedDatabase). */
-  run(statement: Statement, signal?: AbortSignal): Promise<unknown[]>;
+  run(statement: Statement, signal?: AbortWatch): Promise<unknown[]>;
   release(): void;
 }
 
 interface Waiter {
   grant(): void;
-  readonly signal: AbortSignal | undefined;
+  readonly signal: AbortWatch | undefined;
   refuse(error: Error): void;
 }
 
@@ -59,7 +59,7 @@ export class EmbeddedDatabase implements Database {
    * waits until no other is waiting: a request then waits for at most the one background
    * transaction running. Refused once `signal` aborts.
    */
-  lease(signal?: AbortSignal, background = false): Promise<Lease> {
+  lease(signal?: AbortWatch, background = false): Promise<Lease> {
     if (this.closed) return Promise.reject(connectionError('database is closed'));
     if (signal?.aborted) return Promise.reject(canceledError());
     let released = false;
@@ -101,7 +101,7 @@ export class EmbeddedDatabase implements Database {
     else this.held = false;
   }
 
-  private async run(statement: Statement, signal?: AbortSignal): Promise<unknown[]> {
+  private async run(statement: Statement, signal?: AbortWatch): Promise<unknown[]> {
     if (signal?.aborted) throw canceledError();
     const connection = await this.current();
     const answer = connection.send(statement);
@@ -143,7 +143,7 @@ export class EmbeddedDatabase implements Database {
     return this.connection;
   }
 
-  async query<Row>(text: string, params?: readonly unknown[], signal?: AbortSignal): Promise<Row[]> {
+  async query<Row>(text: string, params?: readonly unknown[], signal?: AbortWatch): Promise<Row[]> {
     const lease = await this.lease(signal);
     try {
       return (await lease.run({ op: 'query', text, params }, signal)) as Row[];
@@ -161,13 +161,13 @@ export class EmbeddedDatabase implements Database {
     }
   }
 
-  abortable(signal: AbortSignal): Database {
+  abortable(signal: AbortWatch): Database {
     return {
       kind: this.kind,
       query: (text, params) => this.query(text, params, signal),
       // A transaction writes: it is never cut short, only refused when already aborted.
       transaction: (fn) => (signal.aborted ? Promise.reject(canceledError()) : this.transaction(fn)),
-      abortable: (other) => this.abortable(AbortSignal.any([signal, other])),
+      abortable: (other) => this.abortable(eitherAborted(signal, other)),
       ping: () => this.ping(),
       close: () => this.close(),
     };

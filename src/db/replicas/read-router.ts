@@ -1,4 +1,4 @@
-import type { Database } from '../database.js';
+import type { AbortWatch, Database } from '../database.js';
 import { withFallback } from './fallback.js';
 import { lagOf, type PrimarySample, readReplay, samplePrimary } from './replica-lag.js';
 
@@ -122,7 +122,7 @@ export class ReadRouter {
   }
 
   /** The database of one request, its queries refused once `signal` aborts. */
-  forRequest(signal: AbortSignal): RoutedRead {
+  forRequest(signal: AbortWatch): RoutedRead {
     const replica = this.pick();
     const primary = this.primary.abortable(signal);
     if (!replica) return { db: primary, completeUpTo: undefined };
