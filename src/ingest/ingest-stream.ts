@@ -7,10 +7,22 @@
  * bounded by count and by bytes) and one line are held, the reader is not pulled while a full
  * batch waits for the previous write, and only the first rejections are kept.
  */
+import { getHeapStatistics } from 'node:v8';
 import type { Database } from '../db/database.js';
 import { ingestBatch, makeDurable, type NumberedRecord, type Rejection } from './ingest.store.js';
 import { LineSplitter, type NdjsonLine } from './ndjson-lines.js';
 import { parseRecord, RecordError } from './records.js';
+
+/**
+ * The bytes of lines a batch holds before it is written: 16 MB, or a sixteenth of the heap when
+ * that is less. While a batch is written it lives several times over (its lines, their parsed
+ * records, the COPY text, the copy handed to the embedded database's worker), next to the lines
+ * read for the following batch, so a fixed 16 MB ran a server started with a 64 MB heap out of
+ * memory on 1 KB log lines.
+ */
+export function batchBytesFor(heapLimit = getHeapStatistics().heap_size_limit): number {
+  return Math.max(2 ** 20, Math.min(16 * 2 ** 20, Math.floor(heapLimit / 16)));
+}
 
 export interface StreamLimits {
   /** Lines per batch (one transaction each). */

@@ -12,6 +12,7 @@ import { credentialsChanged } from '../modules/auth/credential-cache.js';
 import { operatorGuard } from '../modules/auth/operator-token.js';
 import type { RateLimiter } from '../modules/auth/rate-limit.js';
 import {
+  batchBytesFor,
   type IngestBatchOutcome,
   IngestInterruptedError,
   type IngestProgress,
@@ -30,8 +31,8 @@ export interface IngestRouteDeps {
 export const NDJSON = 'application/x-ndjson';
 /** Rejections listed in one answer; `rejectedCount` counts them all. */
 export const MAX_LISTED_REJECTIONS = 1000;
-/** A batch is written once its lines reach this size, even before `ingestBatchSize` lines. */
-const BATCH_BYTES = 16 * 1024 * 1024;
+/** A batch is also written once its lines reach this size, even before its line count. */
+const BATCH_BYTES = batchBytesFor();
 
 /** `application/x-ndjson`, optionally with `charset=utf-8`: the only body this endpoint reads. */
 function checkMediaType(request: FastifyRequest): void {

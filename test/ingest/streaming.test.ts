@@ -6,14 +6,19 @@ import { INGEST_TOKEN } from './http.js';
 
 const BODY_BYTES = 200 * 1024 * 1024;
 const DISTINCT_LINES = 2000;
-/** The server's JavaScript heap: a third of the body. A server that held the body would die. */
-const HEAP_MB = 64;
+/**
+ * The server's old-space heap: under half the body, so a server that held the body would die.
+ * The server runs from source through tsx, and about 42 MB stayed live after a full collection;
+ * with 64 MB, one batch (held several times over while written) ran it out of memory in CI and
+ * on a loaded machine, at this commit's parent as well.
+ */
+const HEAP_MB = 96;
 /** Peak resident memory growth allowed while the 200 MB body streams through. */
 const RSS_GROWTH_BOUND = 100 * 1024 * 1024;
 const WARM_UP_BYTES = 30 * 1024 * 1024;
 
 describe('a large streamed upload', () => {
-  it('is processed in bounded memory by a server with a 64 MB heap', { timeout: 300_000 }, async (t) => {
+  it('is processed in bounded memory by a server with a 96 MB heap', { timeout: 300_000 }, async (t) => {
     const database = await serverDatabase();
     const port = await freePort();
     const { organizationId } = database.tenant;
