@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
 import { type AlertRuleRow, alertRules, type WebhookDeliveryRow, webhookDeliveries } from '../db/tables.js';
+import { dashedUuid } from '../modules/shared/uuid.js';
 
 export const RULE_COLUMNS = alertRules.columns.map(([name]) => name).join(', ');
 export const DELIVERY_COLUMNS = webhookDeliveries.columns.map(([name]) => name).join(', ');
@@ -139,8 +140,7 @@ export function deliveryId(ruleId: string, eventKey: string): string {
   const bytes = createHash('sha256').update(`${ruleId}\n${eventKey}`).digest().subarray(0, 16);
   bytes[6] = (bytes[6]! & 0x0f) | 0x80;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return dashedUuid(bytes.toString('hex'));
 }
 
 /**

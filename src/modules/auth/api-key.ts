@@ -1,6 +1,7 @@
 import * as crypto from 'node:crypto';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
+import { dashedUuid } from '../shared/uuid.js';
 
 /**
  * API keys look like `wfk_<32 hex id><40 base62 secret><6 base62 checksum>` (82 characters):
@@ -51,10 +52,6 @@ function checksum(body: string): string {
   return out;
 }
 
-function dashed(hex: string): string {
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
-
 /** `crypto.hash`, absent before Node 20.12 (a namespace read, so that older Nodes still load this file). */
 const oneShotHash = (crypto as Partial<typeof crypto>).hash;
 
@@ -73,7 +70,7 @@ export function composeApiKey(idHex: string, secret: string): string {
 export function generateApiKey(): GeneratedApiKey {
   const idHex = randomBytes(16).toString('hex');
   const secret = randomBase62(SECRET_LENGTH);
-  return { id: dashed(idHex), key: composeApiKey(idHex, secret), secretHash: hashSecret(secret) };
+  return { id: dashedUuid(idHex), key: composeApiKey(idHex, secret), secretHash: hashSecret(secret) };
 }
 
 /** Splits a key into id and secret, or undefined when it is not a well-formed key with a valid checksum. */
@@ -83,7 +80,7 @@ export function parseApiKey(key: string): ParsedApiKey | undefined {
   const [, idHex, secret] = match as unknown as [string, string, string];
   // The pattern is anchored: the key is valid when it is exactly what its id and secret compose.
   if (composeApiKey(idHex, secret) !== key) return undefined;
-  return { id: dashed(idHex), secret };
+  return { id: dashedUuid(idHex), secret };
 }
 
 /** Constant-time comparison of a presented secret with the stored hash. */
