@@ -24,6 +24,9 @@ export function batchBytesFor(heapLimit = getHeapStatistics().heap_size_limit): 
   return Math.max(2 ** 20, Math.min(16 * 2 ** 20, Math.floor(heapLimit / 16)));
 }
 
+/** batchBytesFor this process's heap: what `POST /ingest` and the NATS worker pass as `batchBytes`. */
+export const BATCH_BYTES = batchBytesFor();
+
 export interface StreamLimits {
   /** Lines per batch (one transaction each). */
   readonly batchSize: number;

@@ -12,7 +12,7 @@ import { credentialsChanged } from '../modules/auth/credential-cache.js';
 import { operatorGuard } from '../modules/auth/operator-token.js';
 import type { RateLimiter } from '../modules/auth/rate-limit.js';
 import {
-  batchBytesFor,
+  BATCH_BYTES,
   type IngestBatchOutcome,
   IngestInterruptedError,
   type IngestProgress,
@@ -31,8 +31,6 @@ export interface IngestRouteDeps {
 export const NDJSON = 'application/x-ndjson';
 /** Rejections listed in one answer; `rejectedCount` counts them all. */
 export const MAX_LISTED_REJECTIONS = 1000;
-/** A batch is also written once its lines reach this size, even before its line count. */
-const BATCH_BYTES = batchBytesFor();
 
 /** `application/x-ndjson`, optionally with `charset=utf-8`: the only body this endpoint reads. */
 function checkMediaType(request: FastifyRequest): void {

@@ -15,7 +15,7 @@
 import { type JetStreamClient, type JsMsg, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { Database } from '../db/database.js';
-import { batchBytesFor, ingestNdjson } from './ingest-stream.js';
+import { BATCH_BYTES, ingestNdjson } from './ingest-stream.js';
 import {
   ensureIngestStreams,
   FIRST_LINE_HEADER,
@@ -61,8 +61,6 @@ export interface IngestWorker {
 const FETCH_EXPIRES_MS = 1000;
 /** A failed batch is redelivered after this long, and the worker pauses as long before it pulls again. */
 const RETRY_DELAY_MS = 2000;
-/** A batch is also written once its lines reach this size, even before its line count. */
-const BATCH_BYTES = batchBytesFor();
 const NEWLINE = 0x0a;
 const NEWLINE_BYTES = new Uint8Array([NEWLINE]);
 
