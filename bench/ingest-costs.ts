@@ -12,14 +12,12 @@
  * (bench/lib/ref-build.ts).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
-import { eventLines, executionLines, ingestShape, logLines } from './lib/ingest-lines.js';
+import { eventLines, executionLines, ingestShape, logLines, scratchDatabase } from './lib/ingest-lines.js';
 import { buildRef } from './lib/ref-build.js';
 import { median } from './lib/stats.js';
 
@@ -84,25 +82,12 @@ async function openScratch(
   version: Version,
   kind: string,
 ): Promise<{ db: VersionDb; drop(): Promise<void> }> {
-  if (kind === 'pglite') {
-    const dir = mkdtempSync(join(tmpdir(), 'wfapi-costs-'));
-    const db = await version.openPglite(dir);
-    return { db, drop: async () => rmSync(dir, { recursive: true, force: true }) };
-  }
-  const name = `wfapi_bench_costs_${process.pid}_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  const db = version.openPostgres(url.toString(), { poolSize: 2, statementTimeoutMs: 600_000 });
-  return {
-    db,
-    async drop() {
-      await admin.query(`drop database if exists ${name} with (force)`);
-      await admin.end();
-    },
-  };
+  const scratch = await scratchDatabase(kind, ADMIN_URL);
+  const db =
+    kind === 'pglite'
+      ? await version.openPglite(scratch.env.WFAPI_DATA_DIR!)
+      : version.openPostgres(scratch.env.DATABASE_URL!, { poolSize: 2, statementTimeoutMs: 600_000 });
+  return { db, drop: () => scratch.cleanup() };
 }
 
 type Costs = Map<string, Map<string, number>>;

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,11 +16,13 @@ export function buildRef(ref: string): string {
   const sha = execFileSync('git', ['rev-parse', '--short', ref], { cwd: ROOT }).toString().trim();
   const dir = join(tmpdir(), `wfapi-bench-ref-${sha}`);
   const cli = join(dir, 'bin', 'wfapi.js');
-  if (existsSync(join(dir, 'dist'))) return cli;
+  if (existsSync(join(dir, 'dist'))) {
+    linkModules(dir);
+    return cli;
+  }
   mkdirSync(dir, { recursive: true });
   execFileSync('sh', ['-c', `git archive ${sha} | tar -x -C ${dir}`], { cwd: ROOT });
-  if (!existsSync(join(dir, 'node_modules')))
-    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  linkModules(dir);
   const built = spawnSync(
     'sh',
     ['-c', `${join(ROOT, 'node_modules/.bin/tsc')} -p tsconfig.build.json && node scripts/copy-assets.mjs`],
@@ -28,4 +30,22 @@ export function buildRef(ref: string): string {
   );
   if (built.status !== 0) throw new Error(`building ${ref} failed`);
   return cli;
+}
+
+/**
+ * Points a build's node_modules at this checkout's. A reused build may still link the checkout
+ * that made it (another worktree, since removed), and its imports then fail to resolve.
+ */
+function linkModules(dir: string): void {
+  const link = join(dir, 'node_modules');
+  const target = join(ROOT, 'node_modules');
+  let current: string | undefined;
+  try {
+    current = readlinkSync(link);
+  } catch {
+    current = undefined;
+  }
+  if (current === target) return;
+  rmSync(link, { force: true });
+  symlinkSync(target, link);
 }
