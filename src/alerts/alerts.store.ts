@@ -93,6 +93,16 @@ export async function findRule(db: Queryable, id: string): Promise<AlertRuleRow 
   return row;
 }
 
+/** The rules with these ids, by id (a deleted one is absent): one read for a whole claim of deliveries. */
+export async function findRules(db: Queryable, ids: readonly string[]): Promise<Map<string, AlertRuleRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.query<AlertRuleRow>(
+    `select ${RULE_COLUMNS} from alert_rules where id = any($1::uuid[])`,
+    [[...new Set(ids)]],
+  );
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
 export async function deleteRule(db: Queryable, id: string): Promise<AlertRuleRow | undefined> {
   const [row] = await db.query<AlertRuleRow>(
     `delete from alert_rules where id = $1 returning ${RULE_COLUMNS}`,
@@ -217,14 +227,30 @@ export interface AttemptOutcome {
   readonly retryInMs: number;
 }
 
-export async function recordAttempt(db: Queryable, id: string, outcome: AttemptOutcome): Promise<void> {
+/**
+ * Records attempts' outcomes, one statement for all of them (the delivery worker writes the
+ * outcomes that finished while its previous write was in flight together).
+ */
+export async function recordAttempts(
+  db: Queryable,
+  attempts: ReadonlyArray<{ readonly id: string; readonly outcome: AttemptOutcome }>,
+): Promise<void> {
+  if (attempts.length === 0) return;
   await db.query(
-    `update webhook_deliveries set status = $2, attempts = attempts + 1, last_attempt_at = now(),
-       response_status = $3, last_error = $4,
-       delivered_at = case when $2 = 'DELIVERED' then now() else delivered_at end,
-       next_attempt_at = now() + make_interval(secs => $5 / 1000.0)
-     where id = $1`,
-    [id, outcome.status, outcome.responseStatus, outcome.error, outcome.retryInMs],
+    `update webhook_deliveries d set status = o.status, attempts = d.attempts + 1, last_attempt_at = now(),
+       response_status = o.response_status, last_error = o.error,
+       delivered_at = case when o.status = 'DELIVERED' then now() else d.delivered_at end,
+       next_attempt_at = now() + make_interval(secs => o.retry_ms / 1000.0)
+     from unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::float8[])
+       as o(id, status, response_status, error, retry_ms)
+     where d.id = o.id`,
+    [
+      attempts.map((a) => a.id),
+      attempts.map((a) => a.outcome.status),
+      attempts.map((a) => a.outcome.responseStatus),
+      attempts.map((a) => a.outcome.error),
+      attempts.map((a) => a.outcome.retryInMs),
+    ],
   );
 }
 

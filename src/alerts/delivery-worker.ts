@@ -8,15 +8,15 @@
  */
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
-import type { WebhookDeliveryRow } from '../db/tables.js';
+import type { AlertRuleRow, WebhookDeliveryRow } from '../db/tables.js';
 import { durationText } from '../modules/shared/duration.js';
 import {
   type AttemptOutcome,
   claimDue,
   disableRule,
-  findRule,
+  findRules,
   GIVE_UP_MS,
-  recordAttempt,
+  recordAttempts,
 } from './alerts.store.js';
 import { alertKeyOf, open } from './secret-box.js';
 import { send } from './send.js';
@@ -92,7 +92,12 @@ export class DeliveryWorker {
         // Past the attempt's time limit, with room for recording it: a row claimed by a process that died is due again then.
         const leaseMs = this.config.alerts.timeoutMs + 5_000;
         const claimed = await claimDue(this.db, free, leaseMs);
-        for (const delivery of claimed) this.track(this.attempt(delivery));
+        // One read of the claim's rules, not one per delivery.
+        const rules = await findRules(
+          this.db,
+          claimed.map((delivery) => delivery.rule_id),
+        );
+        for (const delivery of claimed) this.track(this.attempt(delivery, rules.get(delivery.rule_id)));
         // A full claim may have left more due rows behind: look again once a slot frees up.
         if (claimed.length === free) this.backlog = true;
       } while (this.pollAgain && !this.stopped);
@@ -104,6 +109,41 @@ export class DeliveryWorker {
   }
 
   private backlog = false;
+  /** Outcomes waiting for the write in flight; the next write takes them all. */
+  private unrecorded: Array<{
+    readonly id: string;
+    readonly outcome: AttemptOutcome;
+    readonly resolve: () => void;
+    readonly reject: (error: unknown) => void;
+  }> = [];
+  private recording = false;
+
+  /**
+   * Records an attempt's outcome; resolves once it is written. Outcomes that arrive while a
+   * write is in flight go out together in the next one: one statement per burst of finished
+   * attempts, not one each. Until its outcome is written a delivery keeps its lease, so a crash
+   * in between sends it again (with the same webhook-id), as a crash during the send would.
+   */
+  private record(id: string, outcome: AttemptOutcome): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.unrecorded.push({ id, outcome, resolve, reject });
+      if (!this.recording) void this.writeOutcomes();
+    });
+  }
+
+  private async writeOutcomes(): Promise<void> {
+    this.recording = true;
+    while (this.unrecorded.length > 0) {
+      const batch = this.unrecorded.splice(0);
+      try {
+        await recordAttempts(this.db, batch);
+        for (const attempt of batch) attempt.resolve();
+      } catch (error) {
+        for (const attempt of batch) attempt.reject(error);
+      }
+    }
+    this.recording = false;
+  }
 
   private track(attempt: Promise<void>): void {
     this.inFlight.add(attempt);
@@ -116,12 +156,11 @@ export class DeliveryWorker {
     });
   }
 
-  private async attempt(delivery: WebhookDeliveryRow): Promise<void> {
+  private async attempt(delivery: WebhookDeliveryRow, rule: AlertRuleRow | undefined): Promise<void> {
     try {
-      const rule = await findRule(this.db, delivery.rule_id);
       if (!rule) return; // deleted: its deliveries went with it
       if (!rule.enabled) {
-        await recordAttempt(this.db, delivery.id, {
+        await this.record(delivery.id, {
           status: 'FAILED',
           responseStatus: null,
           error: `the rule is disabled${rule.disabled_reason ? ` (${rule.disabled_reason})` : ''}`,
@@ -148,7 +187,7 @@ export class DeliveryWorker {
       // Shutting down: the row keeps its lease and is sent again by the next worker.
       if (this.stopped) return;
       const outcome = this.outcomeOf(delivery, result.status, result.error);
-      await recordAttempt(this.db, delivery.id, outcome);
+      await this.record(delivery.id, outcome);
       if (result.status === 410) {
         await disableRule(this.db, rule.id, `the receiver answered 410 Gone on delivery ${delivery.id}`);
       }
