@@ -1,7 +1,7 @@
 /** SQL of alert rules and their deliveries (the outbox). Plain functions, the database handle first. */
-import { createHash } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
 import { type AlertRuleRow, alertRules, type WebhookDeliveryRow, webhookDeliveries } from '../db/tables.js';
+import { sha256 } from '../modules/shared/sha256.js';
 import { dashedUuid } from '../modules/shared/uuid.js';
 
 export const RULE_COLUMNS = alertRules.columns.map(([name]) => name).join(', ');
@@ -147,7 +147,7 @@ export interface NewDelivery {
  * the client re-sent the batch) then reaches the receiver with the id it has seen.
  */
 export function deliveryId(ruleId: string, eventKey: string): string {
-  const bytes = createHash('sha256').update(`${ruleId}\n${eventKey}`).digest().subarray(0, 16);
+  const bytes = sha256(`${ruleId}\n${eventKey}`).subarray(0, 16);
   bytes[6] = (bytes[6]! & 0x0f) | 0x80;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
   return dashedUuid(bytes.toString('hex'));

@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import { sha256 } from '../modules/shared/sha256.js';
 import { copyChunks } from './copy-text.js';
 import { type Database, eitherAborted, type Transaction } from './database.js';
 import { canceledError } from './db-errors.js';
@@ -46,7 +46,7 @@ export function statementName(text: string, params: readonly unknown[] | undefin
   if (params === undefined) return undefined;
   let name = statementNames.get(text);
   if (name === undefined && statementNames.size < MAX_NAMED_STATEMENTS) {
-    name = `wfapi_${createHash('sha256').update(text).digest('hex').slice(0, 32)}`;
+    name = `wfapi_${sha256(text).toString('hex').slice(0, 32)}`;
     statementNames.set(text, name);
   }
   return name;

@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import type { CopyValue } from '../db/copy-text.js';
 import type { Transaction } from '../db/database.js';
 import { executionEvents, executionLogs } from '../db/tables.js';
 import { type Columns, unnestInsert } from '../db/unnest-insert.js';
+import { sha256 } from '../modules/shared/sha256.js';
 import { copyFresh } from './copy-fresh.store.js';
 import type { EventRecord, LogRecord } from './records.js';
 
@@ -11,7 +11,7 @@ import type { EventRecord, LogRecord } from './records.js';
  * SHA-256 of its content, so a line sent any number of times is stored once.
  */
 function lineHash(parts: readonly unknown[]): Buffer {
-  return createHash('sha256').update(JSON.stringify(parts)).digest();
+  return sha256(JSON.stringify(parts));
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from '../modules/shared/sha256.js';
 
 /**
  * Error grouping: a message's variable parts (quoted strings, uuids, times, chain addresses, hex
@@ -29,7 +29,7 @@ export function errorPattern(message: string): string {
 
 /** 16 hex characters of the SHA-256 of the pattern. */
 export function fingerprintOf(pattern: string): string {
-  return createHash('sha256').update(pattern).digest('hex').slice(0, 16);
+  return sha256(pattern).toString('hex').slice(0, 16);
 }
 
 export interface ErrorGroupOf {

@@ -1,6 +1,6 @@
-import * as crypto from 'node:crypto';
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
+import { sha256 } from '../shared/sha256.js';
 import { dashedUuid } from '../shared/uuid.js';
 
 /**
@@ -52,13 +52,8 @@ function checksum(body: string): string {
   return out;
 }
 
-/** `crypto.hash`, absent before Node 20.12 (a namespace read, so that older Nodes still load this file). */
-const oneShotHash = (crypto as Partial<typeof crypto>).hash;
-
 export function hashSecret(secret: string): Buffer {
-  // One-shot where Node has it (20.12): every request hashes its key's secret, and a Hash object
-  // costs about twice as much.
-  return oneShotHash ? oneShotHash('sha256', secret, 'buffer') : createHash('sha256').update(secret).digest();
+  return sha256(secret);
 }
 
 /** The key text of an id (32 hex digits) and a secret, with its checksum. */

@@ -1,8 +1,9 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
+import { sha256 } from '../shared/sha256.js';
 
 const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
 
-const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
+const digest = sha256;
 
 /**
  * A check of `Authorization: Bearer <token>` against one configured operator token. The
