@@ -6,7 +6,8 @@
  * A firing alert is sent with `endsAt` four re-send intervals after the send (an hour by
  * default), and re-sent every interval while it fires (see rule-timer.ts), so that an
  * Alertmanager whose wfapi went away resolves it on its own; a resolution is sent with the
- * instant the condition cleared. One-off events (a failed execution, a new error group) end an
+ * instant the condition cleared. A rule's posts describe it as it is when they are sent, so
+ * whatever order they arrive in, the last one leaves Alertmanager in the rule's state. One-off events (a failed execution, a new error group) end an
  * hour after they happened.
  */
 import type { AlertRuleRow } from '../db/tables.js';
@@ -50,12 +51,19 @@ export function alertmanagerAlerts(
   const happened = String(payload.timestamp);
   let startsAt = happened;
   let endsAt: string;
-  if (type.endsWith('.firing')) {
-    startsAt = data.startsAt ?? happened;
-    endsAt = formatTime(new Date(now.getTime() + RESENDS_PER_TTL * resendMs));
-  } else if (type.endsWith('.resolved')) {
-    startsAt = data.startsAt ?? happened;
-    endsAt = data.endsAt ?? happened;
+  if (type.endsWith('.firing') || type.endsWith('.resolved')) {
+    // A timer rule's post says what the rule is when it is sent (`rule` is read then), not when it
+    // was queued. Alertmanager knows an alert by its labels only, and a rule's posts can go out
+    // in either order (one retried while a later one is sent): a firing post retried past the
+    // condition's clearing would reopen the resolved alert for an hour, and a late resolution
+    // would close an episode that began since.
+    if (rule.firing && rule.fired_at) {
+      startsAt = formatTime(rule.fired_at);
+      endsAt = formatTime(new Date(now.getTime() + RESENDS_PER_TTL * resendMs));
+    } else {
+      startsAt = data.startsAt ?? happened;
+      endsAt = data.endsAt ?? formatTime(now);
+    }
   } else {
     endsAt = formatTime(new Date(Date.parse(happened) + ONE_OFF_TTL_MS));
   }

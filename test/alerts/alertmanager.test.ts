@@ -4,11 +4,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ADMIN_TOKEN } from '../admin/admin-request.js';
+import { ADMIN_TOKEN, adminGql } from '../admin/admin-request.js';
 import { execution, ingest } from '../harness/fixtures.js';
 import { freePort } from '../harness/process.js';
 import { useServer } from '../harness/suite.js';
-import { deliveriesWhen, tenantWithRule } from './alerts-request.js';
+import { deliveriesWhen, REDELIVER, tenantWithRule } from './alerts-request.js';
 
 const ALERTMANAGER = '/usr/bin/prometheus-alertmanager';
 
@@ -178,5 +178,38 @@ describe('the ALERTMANAGER target, against a real Alertmanager', () => {
       (a) => a.length === 0,
       'the alert was not resolved',
     );
+  });
+
+  it('leaves a resolved alert resolved when its firing post goes out after the resolution (a retry or a redelivery)', async () => {
+    const { tenant, workflowUuid, rule } = await failureRateRule('LateFiringPost');
+    const run = (status: string) =>
+      execution(tenant.organizationId, workflowUuid, { status, startedAt: new Date().toISOString() });
+    await ingest(ctx.db, [run('FAILURE'), run('FAILURE')]);
+    await until(
+      () => alertsOf(rule.id),
+      (a) => a.length === 1,
+      'no firing alert',
+    );
+    await ingest(ctx.db, [run('SUCCESS'), run('SUCCESS'), run('SUCCESS')]);
+    await until(
+      () => alertsOf(rule.id),
+      (a) => a.length === 0,
+      'the alert was not resolved',
+    );
+    const delivered = await deliveriesWhen(
+      ctx.server.url,
+      tenant.organizationId,
+      (d) => d.length === 2 && d.every((delivery: { status: string }) => delivery.status === 'DELIVERED'),
+    );
+    const firing = delivered.find((d: { type: string }) => d.type === 'failure_rate.firing');
+
+    // The firing post again, after the resolution: it used to reopen the alert for four re-send intervals.
+    const again = await adminGql(ctx.server.url, REDELIVER, { input: { id: firing.id } });
+    assert.equal(again.body.data.redeliverWebhook.status, 'PENDING');
+    await deliveriesWhen(ctx.server.url, tenant.organizationId, (d) => {
+      const post = d.find((delivery: { id: string }) => delivery.id === firing.id);
+      return post.status === 'DELIVERED' && Date.parse(post.deliveredAt) > Date.parse(firing.deliveredAt);
+    });
+    assert.deepEqual(await alertsOf(rule.id), [], 'the late firing post reopened the resolved alert');
   });
 });
