@@ -25,13 +25,15 @@ export interface GraphqlRouteDeps {
 
 export function registerGraphqlRoutes(app: FastifyInstance, deps: GraphqlRouteDeps): void {
   const { config, documents, admit, reads } = deps;
-  // The last freshness formatted: a key's credentials (and their dataAsOf, the same Date) are
-  // reused for a second, as is a replica's measured state, so most requests answer the text the
-  // previous one made.
-  let formatted: { date: Date; text: string } | undefined;
-  const dataAsOfText = (date: Date): string => {
-    if (formatted?.date !== date) formatted = { date, text: formatTime(date) };
-    return formatted.text;
+  // The last freshness answered: a key's credentials (and their dataAsOf, the same Date) are
+  // reused for a second, as is a replica's measured state, so most requests answer the very
+  // extensions the previous one made (frozen: every answer shares them).
+  let answered: { date: Date | null; extensions: Readonly<Record<string, unknown>> } | undefined;
+  const freshness = (date: Date | null): Readonly<Record<string, unknown>> => {
+    if (answered?.date !== date) {
+      answered = { date, extensions: Object.freeze({ dataAsOf: date && formatTime(date) }) };
+    }
+    return answered.extensions;
   };
 
   function handle(request: FastifyRequest, reply: FastifyReply, raw: unknown): Promise<FastifyReply> {
@@ -46,12 +48,7 @@ export function registerGraphqlRoutes(app: FastifyInstance, deps: GraphqlRouteDe
       },
       observe: deps.observe,
       // Freshness is part of the extended API; the hosted schema answers exactly as the hosted service.
-      extensions:
-        config.schema === 'extended'
-          ? (context) => ({
-              dataAsOf: context.dataAsOf && dataAsOfText(context.dataAsOf),
-            })
-          : undefined,
+      extensions: config.schema === 'extended' ? (context) => freshness(context.dataAsOf) : undefined,
     });
   }
 
