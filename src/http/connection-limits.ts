@@ -46,8 +46,7 @@ export function limitConnections(server: Server, limits: ConnectionLimits): void
 
 /** The request's body timer, while its body has not arrived in full. */
 const BODY_TIMER = Symbol('bodyTimer');
-const timed = (request: FastifyRequest) =>
-  request as unknown as { [BODY_TIMER]: NodeJS.Timeout | null };
+const timed = (request: FastifyRequest) => request as unknown as { [BODY_TIMER]: NodeJS.Timeout | null };
 
 /**
  * A whole request body must arrive within `bodyTimeoutMs` (not /ingest, whose uploads may be
