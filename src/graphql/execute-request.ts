@@ -29,9 +29,9 @@ export interface GraphqlEndpoint<Context> {
    * Authenticates the request and builds the resolvers' context. It runs before the body is
    * looked at, so an unauthenticated caller learns nothing from it; an AppError it throws is
    * the answer. `signal` aborts when the request's time limit passes: queries made through it
-   * stop then (Database.abortable).
+   * stop then (Database.abortable). It may answer without a promise when it need not wait.
    */
-  readonly context: (signal: AbortWatch) => Promise<Context>;
+  readonly context: (signal: AbortWatch) => Context | Promise<Context>;
   /** Entries for the answer's `extensions`, once the context exists (e.g. freshness). */
   readonly extensions?: (context: Context) => Record<string, unknown> | undefined;
   /** Told the outcome of every request that got past media type negotiation (e.g. metrics). */

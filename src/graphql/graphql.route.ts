@@ -4,6 +4,7 @@ import { createContext } from '../context.js';
 import type { Database } from '../db/database.js';
 import type { ReadRouter } from '../db/replicas/read-router.js';
 import type { AdmitKey } from '../http/admit-key.js';
+import type { Principal } from '../modules/auth/authenticate.js';
 import { formatTime } from '../modules/shared/time.js';
 import type { DocumentCache } from './document-cache.js';
 import { executeGraphqlRequest, type GraphqlOutcome } from './execute-request.js';
@@ -41,10 +42,14 @@ export function registerGraphqlRoutes(app: FastifyInstance, deps: GraphqlRouteDe
       documents,
       operations: ['query'],
       timeoutMs: config.limits.requestTimeoutMs,
-      context: async (signal) => {
-        const principal = await admit(request, reply);
-        const read = reads.forRequest(signal);
-        return createContext(read.db, principal, read.completeUpTo);
+      // Without a promise when admission answers at once (see AdmitKey).
+      context: (signal) => {
+        const principal = admit(request, reply);
+        const build = (admitted: Principal) => {
+          const read = reads.forRequest(signal);
+          return createContext(read.db, admitted, read.completeUpTo);
+        };
+        return principal instanceof Promise ? principal.then(build) : build(principal);
       },
       observe: deps.observe,
       // Freshness is part of the extended API; the hosted schema answers exactly as the hosted service.

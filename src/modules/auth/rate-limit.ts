@@ -14,6 +14,8 @@ export interface RateDecision {
 /** A token bucket per key: `burst` tokens, refilled at `perSecond`. */
 export interface RateLimiter {
   take(key: string, limit: RateLimitConfig): Promise<RateDecision>;
+  /** `take` answered without waiting, by a limiter that keeps its buckets in this process. */
+  readonly takeAtOnce?: (key: string, limit: RateLimitConfig) => RateDecision;
   close(): Promise<void>;
 }
 
@@ -40,6 +42,10 @@ export class MemoryRateLimiter implements RateLimiter {
   constructor(private readonly maxBuckets = 100_000) {}
 
   async take(key: string, limit: RateLimitConfig, now = Date.now()): Promise<RateDecision> {
+    return this.takeAtOnce(key, limit, now);
+  }
+
+  takeAtOnce(key: string, limit: RateLimitConfig, now = Date.now()): RateDecision {
     const bucket = this.buckets.get(key);
     let tokens = limit.burst;
     if (bucket) tokens = Math.min(limit.burst, bucket.tokens + ((now - bucket.at) / 1000) * limit.perSecond);
