@@ -11,10 +11,15 @@ const INT8_OID = 20;
 /** How long past the statement timeout a query may go unanswered before its connection is given up. */
 const SILENT_CONNECTION_GRACE_MS = 1_000;
 
-/** node-postgres returns int8 as string by default; every int8 we read (counts) fits a double. */
+const parseInt8 = (value: string) => Number(value);
+
+/**
+ * node-postgres returns int8 as string by default; every int8 we read (counts) fits a double.
+ * Asked for each column of each result, so the parser is made once.
+ */
 const types = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
-    if (oid === INT8_OID) return (value: string) => Number(value);
+    if (oid === INT8_OID) return parseInt8;
     return pg.types.getTypeParser(oid, format);
   },
 };
