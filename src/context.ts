@@ -9,7 +9,7 @@ export type LoaderFactory<T> = (db: Queryable, organizationId: string) => T;
  * needs no batching (most cheap reads) builds none.
  */
 export class RequestLoaders {
-  private readonly made = new Map<LoaderFactory<unknown>, unknown>();
+  private made: Map<LoaderFactory<unknown>, unknown> | undefined;
 
   constructor(
     private readonly db: Queryable,
@@ -17,6 +17,7 @@ export class RequestLoaders {
   ) {}
 
   of<T>(factory: LoaderFactory<T>): T {
+    this.made ??= new Map();
     let loaders = this.made.get(factory) as T | undefined;
     if (loaders === undefined) {
       loaders = factory(this.db, this.organizationId);

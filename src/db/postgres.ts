@@ -4,17 +4,22 @@ import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { sha256 } from '../modules/shared/sha256.js';
 import { copyChunks } from './copy-text.js';
-import { type Database, eitherAborted, type Transaction } from './database.js';
+import { type AbortWatch, type Database, eitherAborted, type Transaction } from './database.js';
 import { canceledError } from './db-errors.js';
 
 const INT8_OID = 20;
 /** How long past the statement timeout a query may go unanswered before its connection is given up. */
 const SILENT_CONNECTION_GRACE_MS = 1_000;
 
-/** node-postgres returns int8 as string by default; every int8 we read (counts) fits a double. */
+const parseInt8 = (value: string) => Number(value);
+
+/**
+ * node-postgres returns int8 as string by default; every int8 we read (counts) fits a double.
+ * Asked for each column of each result, so the parser is made once.
+ */
 const types = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
-    if (oid === INT8_OID) return (value: string) => Number(value);
+    if (oid === INT8_OID) return parseInt8;
     return pg.types.getTypeParser(oid, format);
   },
 };
@@ -142,16 +147,7 @@ export function openPostgres(url: string, options: PostgresOptions): Database {
         client.release(broken);
       }
     },
-    // The server's statement_timeout cancels a running statement; an aborted caller starts none.
-    abortable(signal) {
-      return {
-        ...self,
-        query: (text, params) =>
-          signal.aborted ? Promise.reject(canceledError()) : self.query(text, params),
-        transaction: (fn) => (signal.aborted ? Promise.reject(canceledError()) : self.transaction(fn)),
-        abortable: (other) => self.abortable(eitherAborted(signal, other)),
-      };
-    },
+    abortable: (signal) => new AbortablePostgres(self, signal),
     async ping() {
       await pool.query('select 1');
     },
@@ -166,4 +162,42 @@ export function openPostgres(url: string, options: PostgresOptions): Database {
     },
   };
   return self;
+}
+
+/**
+ * The pool for one request: the server's statement_timeout cancels a running statement; once
+ * `signal` aborts, the caller starts none. A class rather than a copy of the pool's handle with
+ * three closures, since every request makes one.
+ */
+class AbortablePostgres implements Database {
+  readonly kind = 'postgres';
+
+  constructor(
+    private readonly pool: Database,
+    private readonly signal: AbortWatch,
+  ) {}
+
+  get poolUse(): Database['poolUse'] {
+    return this.pool.poolUse;
+  }
+
+  query<Row>(text: string, params?: readonly unknown[]): Promise<Row[]> {
+    return this.signal.aborted ? Promise.reject(canceledError()) : this.pool.query<Row>(text, params);
+  }
+
+  transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+    return this.signal.aborted ? Promise.reject(canceledError()) : this.pool.transaction(fn);
+  }
+
+  abortable(other: AbortWatch): Database {
+    return this.pool.abortable(eitherAborted(this.signal, other));
+  }
+
+  ping(): Promise<void> {
+    return this.pool.ping();
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
 }

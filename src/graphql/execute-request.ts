@@ -10,7 +10,13 @@ import {
 } from '../errors.js';
 import type { DocumentCache } from './document-cache.js';
 import { type FormattedError, formatError } from './format-error.js';
-import { GRAPHQL_RESPONSE, isJsonContentType, negotiate, type ResponseMediaType } from './media-type.js';
+import {
+  GRAPHQL_RESPONSE,
+  isJsonContentType,
+  JSON_TYPE,
+  negotiate,
+  type ResponseMediaType,
+} from './media-type.js';
 import { variableErrors } from './variables.js';
 
 /** What one GraphQL endpoint (public or admin) decides for itself; the rest is shared. */
@@ -23,9 +29,9 @@ export interface GraphqlEndpoint<Context> {
    * Authenticates the request and builds the resolvers' context. It runs before the body is
    * looked at, so an unauthenticated caller learns nothing from it; an AppError it throws is
    * the answer. `signal` aborts when the request's time limit passes: queries made through it
-   * stop then (Database.abortable).
+   * stop then (Database.abortable). It may answer without a promise when it need not wait.
    */
-  readonly context: (signal: AbortWatch) => Promise<Context>;
+  readonly context: (signal: AbortWatch) => Context | Promise<Context>;
   /** Entries for the answer's `extensions`, once the context exists (e.g. freshness). */
   readonly extensions?: (context: Context) => Record<string, unknown> | undefined;
   /** Told the outcome of every request that got past media type negotiation (e.g. metrics). */
@@ -79,13 +85,19 @@ function readParams(raw: unknown): GraphqlParams {
   };
 }
 
+/** Each response media type's Content-Type header, made once. */
+const CONTENT_TYPE: Readonly<Record<ResponseMediaType, string>> = {
+  [GRAPHQL_RESPONSE]: `${GRAPHQL_RESPONSE}; charset=utf-8`,
+  [JSON_TYPE]: `${JSON_TYPE}; charset=utf-8`,
+};
+
 function send(
   reply: FastifyReply,
   status: number,
   mediaType: ResponseMediaType,
   body: unknown,
 ): FastifyReply {
-  return reply.code(status).header('content-type', `${mediaType}; charset=utf-8`).send(JSON.stringify(body));
+  return reply.code(status).header('content-type', CONTENT_TYPE[mediaType]).send(JSON.stringify(body));
 }
 
 function sendError(
@@ -124,23 +136,32 @@ class TimeLimit implements AbortWatch {
   private hasPassed = false;
   private readonly deadline: number;
   private readonly timer: NodeJS.Timeout;
-  /** Rejects with the time-limit error when the limit passes; every `run` of the request races it. */
-  private readonly expired: Promise<never>;
+  /**
+   * Rejects with the time-limit error when the limit passes; every `run` that waits races it.
+   * Made when a run first waits: a request whose work answers at once (`{ __typename }`) needs none.
+   */
+  private expired: Promise<never> | undefined;
+  private expire: ((error: AppError) => void) | undefined;
   private timeLimitError: AppError | undefined;
 
   constructor(private readonly ms: number) {
     this.deadline = performance.now() + ms;
-    let expire: (error: AppError) => void = () => {};
-    this.expired = new Promise<never>((_, reject) => {
-      expire = reject;
-    });
-    // Not every request races it (an error may end it first): its rejection is never unhandled.
-    this.expired.catch(() => {});
     this.timer = setTimeout(() => {
       this.hasPassed = true;
       this.controller?.abort(this.error);
-      expire(this.error);
+      this.expire?.(this.error);
     }, ms);
+  }
+
+  private get whenExpired(): Promise<never> {
+    if (this.expired === undefined) {
+      this.expired = new Promise<never>((_, reject) => {
+        this.expire = reject;
+      });
+      // Not every request races it (an error may end it first): its rejection is never unhandled.
+      this.expired.catch(() => {});
+    }
+    return this.expired;
   }
 
   /** Made when first needed: an error captures a stack, a cost most requests never need to pay. */
@@ -180,7 +201,10 @@ class TimeLimit implements AbortWatch {
    * done, since its effects are committed and a retry would repeat them.
    */
   async run<T>(work: () => Promise<T> | T, isRead: boolean): Promise<T> {
-    const result = await Promise.race([Promise.resolve().then(work), this.expired]);
+    // A limit already past starts no more work (its statements would be refused anyway).
+    if (this.hasPassed) throw this.error;
+    const pending = work();
+    const result = pending instanceof Promise ? await Promise.race([pending, this.whenExpired]) : pending;
     if (isRead && this.passed) throw this.error;
     return result;
   }
@@ -285,10 +309,10 @@ export async function executeGraphqlRequest<Context>(
         extensions,
       );
     }
-    const body = {
-      ...(errors?.length ? { data: result.data, errors } : { data: result.data }),
-      ...(extensions && { extensions }),
-    };
+    // JSON leaves out an `extensions` that is undefined (the hosted schema's answers).
+    const body = errors?.length
+      ? { data: result.data, errors, extensions }
+      : { data: result.data, extensions };
     const outage = errors?.some((e) => e.extensions.code === 'SERVICE_UNAVAILABLE');
     return send(reply, outage ? 503 : 200, mediaType, body);
   } catch (error) {

@@ -4,6 +4,7 @@ import { createContext } from '../context.js';
 import type { Database } from '../db/database.js';
 import type { ReadRouter } from '../db/replicas/read-router.js';
 import type { AdmitKey } from '../http/admit-key.js';
+import type { Principal } from '../modules/auth/authenticate.js';
 import { formatTime } from '../modules/shared/time.js';
 import type { DocumentCache } from './document-cache.js';
 import { executeGraphqlRequest, type GraphqlOutcome } from './execute-request.js';
@@ -25,13 +26,15 @@ export interface GraphqlRouteDeps {
 
 export function registerGraphqlRoutes(app: FastifyInstance, deps: GraphqlRouteDeps): void {
   const { config, documents, admit, reads } = deps;
-  // The last freshness formatted: a key's credentials (and their dataAsOf, the same Date) are
-  // reused for a second, as is a replica's measured state, so most requests answer the text the
-  // previous one made.
-  let formatted: { date: Date; text: string } | undefined;
-  const dataAsOfText = (date: Date): string => {
-    if (formatted?.date !== date) formatted = { date, text: formatTime(date) };
-    return formatted.text;
+  // The last freshness answered: a key's credentials (and their dataAsOf, the same Date) are
+  // reused for a second, as is a replica's measured state, so most requests answer the very
+  // extensions the previous one made (frozen: every answer shares them).
+  let answered: { date: Date | null; extensions: Readonly<Record<string, unknown>> } | undefined;
+  const freshness = (date: Date | null): Readonly<Record<string, unknown>> => {
+    if (answered?.date !== date) {
+      answered = { date, extensions: Object.freeze({ dataAsOf: date && formatTime(date) }) };
+    }
+    return answered.extensions;
   };
 
   function handle(request: FastifyRequest, reply: FastifyReply, raw: unknown): Promise<FastifyReply> {
@@ -39,19 +42,18 @@ export function registerGraphqlRoutes(app: FastifyInstance, deps: GraphqlRouteDe
       documents,
       operations: ['query'],
       timeoutMs: config.limits.requestTimeoutMs,
-      context: async (signal) => {
-        const principal = await admit(request, reply);
-        const read = reads.forRequest(signal);
-        return createContext(read.db, principal, read.completeUpTo);
+      // Without a promise when admission answers at once (see AdmitKey).
+      context: (signal) => {
+        const principal = admit(request, reply);
+        const build = (admitted: Principal) => {
+          const read = reads.forRequest(signal);
+          return createContext(read.db, admitted, read.completeUpTo);
+        };
+        return principal instanceof Promise ? principal.then(build) : build(principal);
       },
       observe: deps.observe,
       // Freshness is part of the extended API; the hosted schema answers exactly as the hosted service.
-      extensions:
-        config.schema === 'extended'
-          ? (context) => ({
-              dataAsOf: context.dataAsOf && dataAsOfText(context.dataAsOf),
-            })
-          : undefined,
+      extensions: config.schema === 'extended' ? (context) => freshness(context.dataAsOf) : undefined,
     });
   }
 

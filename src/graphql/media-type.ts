@@ -9,6 +9,9 @@ export type ResponseMediaType = typeof GRAPHQL_RESPONSE | typeof JSON_TYPE;
  */
 export function negotiate(accept: string | undefined): ResponseMediaType | undefined {
   if (!accept || accept.trim() === '') return JSON_TYPE;
+  // The headers clients send most, answered without parsing.
+  if (accept === JSON_TYPE || accept === '*/*') return JSON_TYPE;
+  if (accept === GRAPHQL_RESPONSE) return GRAPHQL_RESPONSE;
   let best: { type: ResponseMediaType; q: number } | undefined;
   for (const part of accept.split(',')) {
     const [rawType, ...params] = part.trim().toLowerCase().split(';');
@@ -26,5 +29,6 @@ export function negotiate(accept: string | undefined): ResponseMediaType | undef
 
 /** Whether a request's Content-Type is application/json, with or without parameters (`; charset=utf-8`). */
 export function isJsonContentType(header: string | undefined): boolean {
+  if (header === JSON_TYPE) return true;
   return header?.split(';')[0]?.trim().toLowerCase() === JSON_TYPE;
 }

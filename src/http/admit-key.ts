@@ -2,14 +2,18 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { AppError, isDatabaseUnavailable, unavailable } from '../errors.js';
 import { chargeAuthFailure } from '../modules/auth/auth-failures.js';
-import { authenticate, type Principal } from '../modules/auth/authenticate.js';
+import { authenticate, authenticateAtOnce, type Principal } from '../modules/auth/authenticate.js';
 import type { CredentialCache } from '../modules/auth/credential-cache.js';
 import type { KeyUsageRecorder } from '../modules/auth/key-usage.js';
-import { type RateLimiter, rateLimitHeaders } from '../modules/auth/rate-limit.js';
+import { type RateDecision, type RateLimiter, rateLimitHeaders } from '../modules/auth/rate-limit.js';
 import { bindRequestLogger } from './request-logger.js';
 
-/** Admits a request made with an API key (`/graphql`, `/events`), or throws the AppError to answer. */
-export type AdmitKey = (request: FastifyRequest, reply: FastifyReply) => Promise<Principal>;
+/**
+ * Admits a request made with an API key (`/graphql`, `/events`), or throws the AppError to
+ * answer. It answers at once, without a promise, when nothing needs waiting for: a key admitted
+ * before whose credentials are still cached, and an in-process rate limiter.
+ */
+export type AdmitKey = (request: FastifyRequest, reply: FastifyReply) => Principal | Promise<Principal>;
 
 export interface AdmitKeyDeps {
   readonly config: Config;
@@ -26,33 +30,14 @@ export function keyAdmission(deps: AdmitKeyDeps): AdmitKey {
   const { config, rateLimiter, keyUsage, credentials } = deps;
   // One warning per outage of the rate limiter (e.g. Redis unreachable), not one per request.
   let limiterDown = false;
-  return async (request, reply) => {
-    let principal: Principal;
-    try {
-      principal = await authenticate(credentials, request.headers.authorization);
-    } catch (error) {
-      if (error instanceof AppError && error.code === 'UNAUTHENTICATED') {
-        await chargeAuthFailure(rateLimiter, request.ip, config.authFailureLimit);
-      }
-      throw isDatabaseUnavailable(error) ? unavailable() : error;
-    }
-    // What the request logs from here on carries its organization and key, through request.log
-    // and reply.log alike (Fastify logs a request's completion through reply.log).
-    const bound = bindRequestLogger(request.log, {
-      organizationId: principal.organizationId,
-      keyId: principal.keyId,
-    });
-    if (bound) {
-      request.log = bound;
-      reply.log = bound;
-    }
-    // A rate limiter outage must not take the API down: such requests are let through.
-    const decision = await rateLimiter.take(`key:${principal.keyId}`, config.rateLimit).catch((error) => {
-      if (!limiterDown)
-        request.log.warn({ err: error }, 'rate limiter unavailable; requests are let through');
-      limiterDown = true;
-      return undefined;
-    });
+
+  /** What follows authentication once the rate limiter has decided (no decision: it is down). */
+  function admitted(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    principal: Principal,
+    decision: RateDecision | undefined,
+  ): Principal {
     if (decision) {
       if (limiterDown) request.log.info('rate limiter available again');
       limiterDown = false;
@@ -62,5 +47,52 @@ export function keyAdmission(deps: AdmitKeyDeps): AdmitKey {
     }
     keyUsage.touch(principal.keyId);
     return principal;
+  }
+
+  // What the request logs from here on carries its organization and key, through request.log
+  // and reply.log alike (Fastify logs a request's completion through reply.log).
+  function bindLogger(request: FastifyRequest, reply: FastifyReply, principal: Principal): void {
+    const bound = bindRequestLogger(request.log, {
+      organizationId: principal.organizationId,
+      keyId: principal.keyId,
+    });
+    if (bound) {
+      request.log = bound;
+      reply.log = bound;
+    }
+  }
+
+  async function admitWaiting(request: FastifyRequest, reply: FastifyReply): Promise<Principal> {
+    let principal: Principal;
+    try {
+      principal = await authenticate(credentials, request.headers.authorization);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'UNAUTHENTICATED') {
+        await chargeAuthFailure(rateLimiter, request.ip, config.authFailureLimit);
+      }
+      throw isDatabaseUnavailable(error) ? unavailable() : error;
+    }
+    bindLogger(request, reply, principal);
+    // A rate limiter outage must not take the API down: such requests are let through.
+    const decision = await rateLimiter.take(`key:${principal.keyId}`, config.rateLimit).catch((error) => {
+      if (!limiterDown)
+        request.log.warn({ err: error }, 'rate limiter unavailable; requests are let through');
+      limiterDown = true;
+      return undefined;
+    });
+    return admitted(request, reply, principal, decision);
+  }
+
+  return (request, reply) => {
+    const takeAtOnce = rateLimiter.takeAtOnce;
+    const principal = takeAtOnce && authenticateAtOnce(credentials, request.headers.authorization);
+    if (!principal) return admitWaiting(request, reply);
+    bindLogger(request, reply, principal);
+    return admitted(
+      request,
+      reply,
+      principal,
+      takeAtOnce.call(rateLimiter, `key:${principal.keyId}`, config.rateLimit),
+    );
   };
 }

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError, errorBody } from '../errors.js';
 
 export interface ConnectionLimits {
@@ -44,20 +44,27 @@ export function limitConnections(server: Server, limits: ConnectionLimits): void
   });
 }
 
+/** The request's body timer, while its body has not arrived in full. */
+const BODY_TIMER = Symbol('bodyTimer');
+const timed = (request: FastifyRequest) => request as unknown as { [BODY_TIMER]: NodeJS.Timeout | null };
+
 /**
  * A whole request body must arrive within `bodyTimeoutMs` (not /ingest, whose uploads may be
  * long: there an idle timeout between chunks applies, see ingest.route.ts). A late body is
  * answered 408 and its connection closed, so a client sending a byte at a time is let go.
  */
 export function limitBodyTime(app: FastifyInstance, limits: ConnectionLimits): void {
-  const timers = new WeakMap<object, NodeJS.Timeout>();
+  // Kept on the request itself (a property Fastify declares on every request, so requests keep
+  // one shape): a WeakMap entry per request cost each POST a hash insert and the collector an
+  // ephemeron to trace.
+  app.decorateRequest(BODY_TIMER, null);
   // Callback-style hooks: they run on every request, and an async hook costs each a promise.
   app.addHook('onRequest', (request, _reply, done) => {
     if (request.method === 'GET' || request.method === 'HEAD' || request.url.startsWith('/ingest')) {
       return done();
     }
     const socket = request.raw.socket;
-    const timer = setTimeout(() => {
+    timed(request)[BODY_TIMER] = setTimeout(() => {
       const body = JSON.stringify(
         errorBody(new AppError('BAD_USER_INPUT', 'The request took too long to arrive', { status: 408 })),
       );
@@ -69,17 +76,17 @@ export function limitBodyTime(app: FastifyInstance, limits: ConnectionLimits): v
       }
       socket.destroySoon();
     }, limits.bodyTimeoutMs);
-    timers.set(request, timer);
     done();
   });
-  const clear = (request: object, _reply: unknown, done: () => void) => {
-    clearTimeout(timers.get(request));
+  const clear = (request: FastifyRequest, _reply: unknown, done: () => void) => {
+    const timer = timed(request)[BODY_TIMER];
+    if (timer) {
+      clearTimeout(timer);
+      timed(request)[BODY_TIMER] = null;
+    }
     done();
   };
   app.addHook('preHandler', clear);
   app.addHook('onResponse', clear);
-  app.addHook('onRequestAbort', (request, done) => {
-    clearTimeout(timers.get(request));
-    done();
-  });
+  app.addHook('onRequestAbort', (request, done) => clear(request, undefined, done));
 }

@@ -37,6 +37,11 @@ export class CredentialCache {
     cachesOf.set(db, caches);
   }
 
+  /** The credentials of `keyId` when they are cached now, without reading the database. */
+  peek(keyId: string): KeyCredentialRow | undefined {
+    return this.entries?.get(keyId);
+  }
+
   async find(keyId: string): Promise<KeyCredentialRow | undefined> {
     const cached = this.entries?.get(keyId);
     if (cached) return cached;

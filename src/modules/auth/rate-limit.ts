@@ -14,6 +14,8 @@ export interface RateDecision {
 /** A token bucket per key: `burst` tokens, refilled at `perSecond`. */
 export interface RateLimiter {
   take(key: string, limit: RateLimitConfig): Promise<RateDecision>;
+  /** `take` answered without waiting, by a limiter that keeps its buckets in this process. */
+  readonly takeAtOnce?: (key: string, limit: RateLimitConfig) => RateDecision;
   close(): Promise<void>;
 }
 
@@ -34,15 +36,27 @@ function decide(tokens: number, allowed: boolean, limit: RateLimitConfig): RateD
  */
 export class MemoryRateLimiter implements RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  /** The key taken last: its bucket is already the most recently used, so it is updated in place. */
+  private last: string | undefined;
 
   constructor(private readonly maxBuckets = 100_000) {}
 
   async take(key: string, limit: RateLimitConfig, now = Date.now()): Promise<RateDecision> {
+    return this.takeAtOnce(key, limit, now);
+  }
+
+  takeAtOnce(key: string, limit: RateLimitConfig, now = Date.now()): RateDecision {
     const bucket = this.buckets.get(key);
     let tokens = limit.burst;
     if (bucket) tokens = Math.min(limit.burst, bucket.tokens + ((now - bucket.at) / 1000) * limit.perSecond);
     const allowed = tokens >= 1;
     if (allowed) tokens -= 1;
+    if (bucket && key === this.last) {
+      bucket.tokens = tokens;
+      bucket.at = now;
+      return decide(tokens, allowed, limit);
+    }
+    this.last = key;
     // Deleting before setting moves the key to the end: Map order is then least recently used first.
     this.buckets.delete(key);
     this.buckets.set(key, { tokens, at: now });
@@ -107,14 +121,25 @@ export class RedisRateLimiter implements RateLimiter {
   }
 }
 
+/** The RateLimit-Policy header of each policy, for the limit it was last made for (limits are config: they do not change). */
+const policyHeaders = new Map<string, { limit: RateLimitConfig; header: string }>();
+
+function policyHeader(limit: RateLimitConfig, policy: string): string {
+  const made = policyHeaders.get(policy);
+  if (made?.limit === limit) return made.header;
+  const window = Math.max(1, Math.ceil(limit.burst / limit.perSecond));
+  const header = `"${policy}";q=${limit.burst};w=${window}`;
+  policyHeaders.set(policy, { limit, header });
+  return header;
+}
+
 export function rateLimitHeaders(
   decision: RateDecision,
   limit: RateLimitConfig,
   policy: string,
 ): Record<string, string> {
-  const window = Math.max(1, Math.ceil(limit.burst / limit.perSecond));
   const headers: Record<string, string> = {
-    'ratelimit-policy': `"${policy}";q=${limit.burst};w=${window}`,
+    'ratelimit-policy': policyHeader(limit, policy),
     ratelimit: `"${policy}";r=${decision.remaining};t=${decision.resetSeconds}`,
   };
   if (!decision.allowed) headers['retry-after'] = String(decision.retryAfterSeconds);

@@ -93,35 +93,54 @@ export async function findExecution(
   organizationId: string,
   uuid: string,
 ): Promise<ExecutionRow | undefined> {
-  const [row] = await db.query<ExecutionRow>(
-    `select ${EXECUTION_ROW_COLUMNS} ${FROM} where e.organization_id = $1 and e.uuid = $2`,
-    [organizationId, uuid],
-  );
+  const [row] = await db.query<ExecutionRow>(FIND_EXECUTION, [organizationId, uuid]);
   return row;
 }
 
+// Statement texts made once, not per call: the driver looks each up by its text (its prepared
+// name, see db/postgres.ts), and a string made once hashes once.
+const FIND_EXECUTION = `select ${EXECUTION_ROW_COLUMNS} ${FROM} where e.organization_id = $1 and e.uuid = $2`;
+
 /**
- * An execution's lines in one round trip: undefined when the execution is not visible to the
- * organization (unknown, another organization's, or its workflow not arrived yet), else its
- * lines, possibly none. `lines` selects them for $1 (organization) and $2 (execution), in order,
- * with the columns named by `order`; its rows are joined to the visibility check.
+ * The statement reading an execution's lines in one round trip: its rows are undefined when the
+ * execution is not visible to the organization (unknown, another organization's, or its workflow
+ * not arrived yet), else its lines, possibly none (see linesOfVisibleExecution). `lines` selects
+ * them for $1 (organization) and $2 (execution), in order, with the columns named by `order`; its
+ * rows are joined to the visibility check.
  */
-async function linesOfVisibleExecution<Row>(
-  db: Queryable,
-  lines: string,
-  order: string,
-  params: readonly unknown[],
-): Promise<Row[] | undefined> {
-  const rows = await db.query<Row & { visible: boolean; present: boolean | null }>(
-    `select v.visible, l.*
+function visibleLinesStatement(lines: string, order: string): string {
+  return `select v.visible, l.*
      from (select exists (select 1 ${FROM} where e.organization_id = $1 and e.uuid = $2) as visible) v
      left join lateral (${lines}) l on v.visible
-     order by ${order}`,
-    params,
-  );
+     order by ${order}`;
+}
+
+async function linesOfVisibleExecution<Row>(
+  db: Queryable,
+  statement: string,
+  params: readonly unknown[],
+): Promise<Row[] | undefined> {
+  const rows = await db.query<Row & { visible: boolean; present: boolean | null }>(statement, params);
   if (!rows[0]?.visible) return undefined;
   return rows.filter((row) => row.present);
 }
+
+const LOGS_OF_EXECUTION = visibleLinesStatement(
+  `select true as present, node_id, message, timestamp, seq from execution_logs
+     where organization_id = $1 and workflow_execution_uuid = $2
+     order by timestamp, seq limit $3`,
+  'l.timestamp, l.seq',
+);
+
+const EVENTS_OF_EXECUTION = visibleLinesStatement(
+  `select true as present, capability_id, status, method, started_at, finished_at, errors, seq
+     from execution_events
+     where organization_id = $1 and workflow_execution_uuid = $2
+       and ($3::text is null or capability_id = $3)
+       and ($4::text is null or status = $4)
+     order by started_at, seq limit $5`,
+  'l.started_at, l.seq',
+);
 
 export type LogRow = Pick<LogTableRow, 'node_id' | 'message' | 'timestamp'>;
 
@@ -132,14 +151,7 @@ export async function listLogs(
   executionUuid: string,
   limit: number,
 ): Promise<LogRow[] | undefined> {
-  return linesOfVisibleExecution<LogRow>(
-    db,
-    `select true as present, node_id, message, timestamp, seq from execution_logs
-     where organization_id = $1 and workflow_execution_uuid = $2
-     order by timestamp, seq limit $3`,
-    'l.timestamp, l.seq',
-    [organizationId, executionUuid, limit],
-  );
+  return linesOfVisibleExecution<LogRow>(db, LOGS_OF_EXECUTION, [organizationId, executionUuid, limit]);
 }
 
 export type EventRow = Pick<
@@ -155,15 +167,11 @@ export async function listEvents(
   filter: { capabilityId?: string | undefined; status?: string | undefined },
   limit: number,
 ): Promise<EventRow[] | undefined> {
-  return linesOfVisibleExecution<EventRow>(
-    db,
-    `select true as present, capability_id, status, method, started_at, finished_at, errors, seq
-     from execution_events
-     where organization_id = $1 and workflow_execution_uuid = $2
-       and ($3::text is null or capability_id = $3)
-       and ($4::text is null or status = $4)
-     order by started_at, seq limit $5`,
-    'l.started_at, l.seq',
-    [organizationId, executionUuid, filter.capabilityId ?? null, filter.status ?? null, limit],
-  );
+  return linesOfVisibleExecution<EventRow>(db, EVENTS_OF_EXECUTION, [
+    organizationId,
+    executionUuid,
+    filter.capabilityId ?? null,
+    filter.status ?? null,
+    limit,
+  ]);
 }
