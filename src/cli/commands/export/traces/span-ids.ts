@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from '../../../../modules/shared/sha256.js';
 
 /**
  * Trace and span ids of an export, derived from the data alone so that exporting the same
@@ -13,25 +13,26 @@ import { createHash } from 'node:crypto';
 
 const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+/** The SHA-256 of a text, in hex. */
+function sha256Hex(text: string): string {
+  return sha256(text).toString('hex');
 }
 
 function nonZero(hex: string, length: number): string {
   let id = hex.slice(0, length);
-  while (/^0+$/.test(id)) id = sha256(id).slice(0, length);
+  while (/^0+$/.test(id)) id = sha256Hex(id).slice(0, length);
   return id;
 }
 
 export function traceIdOf(executionUuid: string): string {
   const hex = UUID.test(executionUuid)
     ? executionUuid.replace(/-/g, '').toLowerCase()
-    : sha256(executionUuid);
+    : sha256Hex(executionUuid);
   return nonZero(hex, 32);
 }
 
 export function runSpanIdOf(executionUuid: string): string {
-  return nonZero(sha256(['run', executionUuid].join('\0')), 16);
+  return nonZero(sha256Hex(['run', executionUuid].join('\0')), 16);
 }
 
 export function taskSpanIdOf(
@@ -40,7 +41,7 @@ export function taskSpanIdOf(
   rank: number,
 ): string {
   return nonZero(
-    sha256(['event', executionUuid, event.capabilityID, event.startedAt, String(rank)].join('\0')),
+    sha256Hex(['event', executionUuid, event.capabilityID, event.startedAt, String(rank)].join('\0')),
     16,
   );
 }
