@@ -1,4 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
+import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { copyChunks } from './copy-text.js';
 import type { Database, Transaction } from './database.js';
@@ -26,8 +27,9 @@ function serializeTimestamp(value: unknown): string {
 }
 
 /**
- * A PGlite instance on `dataDir` with what wfapi needs: the pg_trgm extension (trigram indexes
- * make log search a substring match that need not read every line) and a timestamp serializer
+ * A PGlite instance on `dataDir` with what wfapi needs: the pg_trgm and btree_gin extensions (log
+ * search's index keys each line by its day and its trigrams, so a search reads only its window's
+ * matching lines) and a timestamp serializer
  * PostgreSQL accepts for every Date. A directory on disk is made, and kept, private to the user.
  * `memory://` keeps the data in memory only.
  */
@@ -35,7 +37,7 @@ export async function createPglite(dataDir: string): Promise<PGlite> {
   const onDisk = !dataDir.startsWith('memory://');
   if (onDisk) makePrivateDirectory(dataDir);
   const db = await PGlite.create(dataDir, {
-    extensions: { pg_trgm },
+    extensions: { btree_gin, pg_trgm },
     serializers: { [TIMESTAMPTZ_OID]: serializeTimestamp, [TIMESTAMP_OID]: serializeTimestamp },
   });
   // PGlite writes some files (postgresql.conf, pg_hba.conf) world-writable.

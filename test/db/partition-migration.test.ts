@@ -228,8 +228,14 @@ describe('the partitioning migration (0006)', () => {
     // This checkout's list count reads where retention starts (0006's raw_retention, empty until
     // retention runs): an empty stand-in lets it read the schema before 0006 as that version did.
     await db.query('create table raw_retention (kept_from timestamptz not null)');
+    // Its log search asks for lines by day (0007's wfapi_log_day): the same function stands in.
+    await db.query(
+      `create function wfapi_log_day(timestamptz) returns integer language sql immutable
+       as $$ select extract(day from $1 - timestamptz '1970-01-01 00:00:00+00')::integer $$`,
+    );
     const before = await answers();
     await db.query('drop table raw_retention');
+    await db.query('drop function wfapi_log_day(timestamptz)');
     assert.equal((before.acmeFar as { data: { oldLogs: { data: unknown[] } } }).data.oldLogs.data.length, 3);
     assert.equal((before.globexFar as { data: { old: { data: unknown } } }).data.old.data, null);
 

@@ -19,16 +19,46 @@ export interface LogMatchRow {
   message: string;
 }
 
+/** Windows of up to this many days ask the index for each of their days; longer ones for the range. */
+const DAYS_ASKED_ONE_BY_ONE = 32;
+const DAY_MS = 86_400_000;
+
+/** A line's day as migration 0007's `wfapi_log_day` has it: whole days since 1970, toward zero. */
+const dayOf = (ms: number) => Math.trunc(ms / DAY_MS);
+
 /**
- * Lines of visible executions (their workflow stored) matching the search, bounded by time: the
- * trigram index finds the candidates, the time range keeps them to the window.
+ * Lines of visible executions (their workflow stored) matching the search, bounded by time. The
+ * index (migration 0007) keys each line by its day and its trigrams, so asking for the window's
+ * days as well as the term reads only the window's matching lines, whatever the month holds; the
+ * exact bounds then apply to those. Each day is asked for apart (GIN then skips the other days'
+ * lines entry by entry), its number written into the statement: given them as a parameter, the
+ * planner's generic plan leaves the days out of the index scan (it cannot tell how many there
+ * are) and rechecks every matching line of the month. So a window's statement text names its
+ * days: a few texts a day, and the driver prepares a bounded number of texts (db/postgres.ts).
+ * A longer window asks for its range of days, which reads the range's index entries first.
  */
-const MATCHES = `
+const matchesWhere = (days: string) => `
   from execution_logs l
   join executions e on e.organization_id = l.organization_id and e.uuid = l.workflow_execution_uuid
   join workflows w on w.organization_id = e.organization_id and w.uuid = e.workflow_uuid
-  where l.organization_id = $1 and l.timestamp >= $2 and l.timestamp <= $3 and l.message ilike $4
+  where l.organization_id = $1 and ${days} and l.timestamp >= $2 and l.timestamp <= $3 and l.message ilike $4
     and ($5::uuid is null or e.workflow_uuid = $5) and ($6::text is null or l.node_id = $6)`;
+const statements = (matches: string) => ({
+  page: `select l.workflow_execution_uuid, e.workflow_uuid, w.name as workflow_name, l.node_id, l.timestamp, l.message
+   ${matches}
+   order by l.timestamp desc, l.workflow_execution_uuid, l.seq
+   limit $7 offset $8`,
+  count: `select count(*)::int as n from (select 1 ${matches} limit $7) m`,
+});
+const BY_RANGE = statements(
+  matchesWhere('wfapi_log_day(l.timestamp) between wfapi_log_day($2) and wfapi_log_day($3)'),
+);
+const statementsFor = (search: LogSearch) => {
+  const [first, last] = [dayOf(search.from.getTime()), dayOf(search.to.getTime())];
+  if (last - first >= DAYS_ASKED_ONE_BY_ONE) return BY_RANGE;
+  const days = Array.from({ length: last - first + 1 }, (_, i) => first + i);
+  return statements(matchesWhere(`wfapi_log_day(l.timestamp) = any('{${days.join(',')}}'::int[])`));
+};
 
 const params = (organizationId: string, search: LogSearch) => [
   organizationId,
@@ -45,13 +75,11 @@ export async function searchLogs(
   search: LogSearch,
   paging: Paging,
 ): Promise<LogMatchRow[]> {
-  return db.query<LogMatchRow>(
-    `select l.workflow_execution_uuid, e.workflow_uuid, w.name as workflow_name, l.node_id, l.timestamp, l.message
-     ${MATCHES}
-     order by l.timestamp desc, l.workflow_execution_uuid, l.seq
-     limit $7 offset $8`,
-    [...params(organizationId, search), paging.limit, paging.offset],
-  );
+  return db.query<LogMatchRow>(statementsFor(search).page, [
+    ...params(organizationId, search),
+    paging.limit,
+    paging.offset,
+  ]);
 }
 
 /** Matching lines counted up to `cap` (the count stops there). */
@@ -61,9 +89,9 @@ export async function countLogMatches(
   search: LogSearch,
   cap: number,
 ): Promise<number> {
-  const [row] = await db.query<{ n: number }>(
-    `select count(*)::int as n from (select 1 ${MATCHES} limit $7) m`,
-    [...params(organizationId, search), cap],
-  );
+  const [row] = await db.query<{ n: number }>(statementsFor(search).count, [
+    ...params(organizationId, search),
+    cap,
+  ]);
   return row?.n ?? 0;
 }
