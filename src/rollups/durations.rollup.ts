@@ -54,7 +54,12 @@ export const durations = defineRollup({
       select e.workflow_uuid, v.capability_id, ${callOutcomeSql('v')} as status,
              case when v.finished_at is null then null else ${durationMsSql('v.started_at', 'v.finished_at')} end as ms
       from execution_events v
-      join executions e on e.organization_id = v.organization_id and e.uuid = v.workflow_execution_uuid
+      -- One probe per call (the limit keeps the planner from joining all executions by hash: it
+      -- cannot know how few calls a window's edge holds).
+      cross join lateral (
+        select x.workflow_uuid from executions x
+        where x.organization_id = v.organization_id and x.uuid = v.workflow_execution_uuid limit 1
+      ) e
       where v.organization_id = $1 and v.started_at >= p.lo and v.started_at < coalesce(p.hi, 'infinity')
         ${sql.scope('e.workflow_uuid')}
         and ${sql.filter('capability_id', 'v.capability_id')} and ${sql.filter('workflow_uuid', 'e.workflow_uuid')}
