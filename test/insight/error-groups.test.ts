@@ -472,6 +472,20 @@ describe('errorGroups', () => {
         expect((i) => i % 2 === n),
       );
     }
+    // workflowExecutions counts a group's executions in the window the same way, and lists them.
+    const listed = async (extra: Record<string, unknown>) =>
+      (
+        await executions(t.key, {
+          errorFingerprint: fingerprint(own),
+          ...input,
+          ...extra,
+          page: { size: 100 },
+        })
+      ).count;
+    assert.equal(await listed({}), expect(() => true).executionCount);
+    for (const [n, uuid] of [wf1, wf2].entries()) {
+      assert.equal(await listed({ workflowUuid: uuid }), expect((i) => i % 2 === n).executionCount);
+    }
     // A window shorter than five minutes is all edge.
     const short = { from: iso(to - 30 * SECOND), to: iso(to) };
     assert.deepEqual(figures(await groupOf(t.key, short, own)), {

@@ -11,6 +11,7 @@ import { SEEK_MIN_OFFSET, seekStartedAt } from './deep-page.js';
 import { toEvent, toExecution, toLog } from './execution.mapper.js';
 import {
   countExecutionsByScan,
+  countExecutionsWithGroup,
   type ExecutionFilter,
   type ExecutionOrder,
   findExecution,
@@ -42,25 +43,34 @@ function toFilter(input: WorkflowExecutionsInput<ApiScalars>): ExecutionFilter |
   };
 }
 
-/** Filters no rollup can count: the matching rows are counted, and deep pages are not seeked. */
+/** Filters the rollups cannot place rows by (search, error group): deep pages are not seeked. */
 const scanned = (filter: ExecutionFilter) =>
   filter.search !== undefined || filter.errorFingerprint !== undefined;
 
-/** Without `search` or an error group, the count is assembled from rollups: its cost does not grow with the matches. */
+/**
+ * Without `search`, the count is assembled from rollups: its cost does not grow with the matches.
+ * An error group with statuses is counted by scanning (its rollups have no status).
+ */
 async function countExecutions(ctx: RequestContext, listed: ExecutionFilter): Promise<number> {
-  if (scanned(listed)) return countExecutionsByScan(ctx.db, ctx.organizationId, listed);
+  if (listed.search !== undefined || (listed.errorFingerprint !== undefined && listed.statuses !== undefined))
+    return countExecutionsByScan(ctx.db, ctx.organizationId, listed);
   const filter = await retained(ctx, listed);
+  const window = {
+    from: filter.from?.getTime() ?? 0,
+    to: filter.to === undefined ? null : filter.to.getTime() + 1,
+  };
+  if (filter.errorFingerprint !== undefined)
+    return countExecutionsWithGroup(
+      ctx.db,
+      ctx.organizationId,
+      filter.errorFingerprint,
+      window,
+      filter.workflowUuid ?? null,
+    );
   const counts = await countWindows(
     ctx.db,
     ctx.organizationId,
-    [
-      {
-        key: 0,
-        workflowUuid: filter.workflowUuid ?? null,
-        from: filter.from?.getTime() ?? 0,
-        to: filter.to === undefined ? null : filter.to.getTime() + 1,
-      },
-    ],
+    [{ key: 0, workflowUuid: filter.workflowUuid ?? null, ...window }],
     filter.statuses,
   );
   return counts.get(0)?.total ?? 0;

@@ -1,5 +1,8 @@
 import type { Queryable } from '../../db/database.js';
 import type { EventTableRow, ExecutionTableRow, LogTableRow, WorkflowTableRow } from '../../db/tables.js';
+import { ANY_LEVEL, errorGroupCounts } from '../../rollups/error-groups.rollup.js';
+import { readWindows } from '../../rollups/rollup-reader.store.js';
+import type { TimeWindow } from '../../rollups/windows.js';
 import type { SortingOrder } from '../../schema/schema-types.generated.js';
 import { orderClause } from '../shared/ordering.js';
 import type { Paging } from '../shared/paging.js';
@@ -86,6 +89,29 @@ export async function countExecutionsByScan(
     filterParams(organizationId, filter),
   );
   return row?.n ?? 0;
+}
+
+/**
+ * Executions of visible workflows started in `window` with at least one error of the group at
+ * any level: the group's rollup rows at that level (which count each such execution once) plus
+ * exact scans of the window's two partial edges, as errorGroups counts them; its cost does not
+ * grow with the matches.
+ */
+export async function countExecutionsWithGroup(
+  db: Queryable,
+  organizationId: string,
+  fingerprint: string,
+  window: TimeWindow,
+  workflowUuid: string | null,
+): Promise<number> {
+  const rows = await readWindows(
+    db,
+    errorGroupCounts,
+    organizationId,
+    [{ key: 0, ...window, workflowUuid }],
+    { where: { fingerprint: [fingerprint], capability_id: [ANY_LEVEL] }, groupBy: [] },
+  );
+  return rows.reduce((sum, row) => sum + row.values.execution_count, 0);
 }
 
 export async function findExecution(
