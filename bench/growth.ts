@@ -7,9 +7,11 @@
  *
  *   node --import tsx bench/growth.ts [--small 1000000] [--large 10000000] [--concurrency 1,16]
  *                                     [--seconds 3] [--rounds 3] [--warmup 1] [--port 4740]
+ *                                     [--only <regexp>]
  *
  * The cost ratio is the small dataset's requests a second over the large one's (above 1: the
- * large one is slower); the aggregate target is at most 1.5. Writes bench/results/growth.{json,md}.
+ * large one is slower); the aggregate target is at most 1.5. Writes bench/results/growth.{json,md}
+ * (growth-partial.{json,md} when `--only` picks some of the queries).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -31,6 +33,8 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: '1' },
     'pg-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
     port: { type: 'string', default: '4740' },
+    /** Only the queries whose name matches this regular expression (the trivial one always runs). */
+    only: { type: 'string' },
   },
 });
 const command = `node --import tsx bench/growth.ts ${process.argv.slice(2).join(' ')}`.trim();
@@ -39,6 +43,8 @@ const seconds = Number(args.seconds);
 const rounds = Number(args.rounds);
 const warmup = Number(args.warmup);
 const port = Number(args.port);
+const only = args.only === undefined ? undefined : new RegExp(args.only, 'i');
+const mix = [TRIVIAL, ...FULL_MIX.filter((q) => !only || only.test(q.name))];
 console.log(`# ${command}`);
 
 interface Side {
@@ -59,7 +65,7 @@ for (const [index, name] of (['small', 'large'] as const).entries()) {
   sides.push({ name, dataset, server });
 }
 for (const side of sides) {
-  await warmUp(side.server.url, side.dataset.key, side.dataset.facts, [TRIVIAL, ...FULL_MIX], warmup);
+  await warmUp(side.server.url, side.dataset.key, side.dataset.facts, mix, warmup);
 }
 
 interface Row {
@@ -74,7 +80,7 @@ interface Row {
 const rows: Row[] = [];
 for (const concurrency of levels) {
   const clients = sides.map((side) => new GraphqlHttpClient(side.server.url, side.dataset.key, concurrency));
-  for (const q of [TRIVIAL, ...FULL_MIX]) {
+  for (const q of mix) {
     const runs: Record<Side['name'], Summary[]> = { small: [], large: [] };
     const once = async (i: number, length: number) => {
       const variables = q.variables(sides[i]!.dataset.facts);
@@ -134,6 +140,7 @@ const result = {
   rows,
 };
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
-writeFileSync(new URL('./results/growth.json', import.meta.url), `${JSON.stringify(result, null, 2)}\n`);
-writeFileSync(new URL('./results/growth.md', import.meta.url), markdown);
+const name = only ? 'growth-partial' : 'growth';
+writeFileSync(new URL(`./results/${name}.json`, import.meta.url), `${JSON.stringify(result, null, 2)}\n`);
+writeFileSync(new URL(`./results/${name}.md`, import.meta.url), markdown);
 console.log(`\n${markdown}`);
