@@ -30,6 +30,19 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { up as recountRollups } from '../src/db/migrations/0003_recount_rollups.js';
 import { openPostgres } from '../src/db/postgres.js';
+import {
+  errorGroups,
+  executionErrorGroups,
+  executionEvents,
+  executionKeys,
+  executionLogs,
+  executions,
+} from '../src/db/tables.js';
+import { durations } from '../src/rollups/durations.rollup.js';
+import { errorGroupCounts } from '../src/rollups/error-groups.rollup.js';
+import { executionCounts } from '../src/rollups/execution-counts.rollup.js';
+import { type AnyRollup, MEASURE_SQL_TYPE, type MeasureKind, rollupColumns } from '../src/rollups/rollup.js';
+import { withDatabase } from './lib/dataset.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -47,26 +60,37 @@ const source = `wfapi_bench_${Number(args.from)}`;
 const target = `wfapi_bench_${Number(args.to ?? Number(args.from) * factor)}`;
 console.log(`# node --import tsx bench/scale-dataset.ts ${process.argv.slice(2).join(' ')}`.trim());
 
-const urlOf = (name: string) => {
-  const url = new URL(args['pg-url']!);
-  url.pathname = `/${name}`;
-  return url.toString();
-};
+const urlOf = (name: string) => withDatabase(args['pg-url']!, name);
 
-const admin = new pg.Client({ connectionString: args['pg-url'] });
-await admin.connect();
-const ready = await admin.query('select 1 from pg_database where datname = $1', [source]);
+/** Runs `work` on a connection to the server's own database (`--pg-url`). */
+async function onServer<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: args['pg-url'] });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+/** Makes `to` a copy of `from`, replacing any database of that name. */
+const copyDatabase = (from: string, to: string) =>
+  onServer(async (client) => {
+    await client.query(`drop database if exists ${to}`);
+    await client.query(`create database ${to} template ${from}`);
+  });
+
+const ready = await onServer((client) =>
+  client.query('select 1 from pg_database where datname = $1', [source]),
+);
 if (ready.rowCount !== 1)
   throw new Error(`${source} is missing: run npm run bench -- --executions ${args.from} --load-only`);
-await admin.query(`drop database if exists ${target}`);
 let started = performance.now();
 const step = (what: string) => {
   const now = performance.now();
   console.log(`${what}: ${((now - started) / 1000).toFixed(1)} s`);
   started = now;
 };
-await admin.query(`create database ${target} template ${source}`);
-await admin.end();
+await copyDatabase(source, target);
 step(`copied ${source} to ${target}`);
 
 const db = new pg.Client({ connectionString: urlOf(target) });
@@ -80,36 +104,36 @@ if (!loaded?.facts) throw new Error(`${source} was not loaded to the end: load i
 const repeatUuid = (column: string) => `md5(${column}::text || '/' || k)::uuid`;
 const repeats = `generate_series(1, ${factor - 1}) as k`;
 
-/** Each table's rows repeated, as one INSERT ... SELECT (columns not listed take their defaults: seq). */
-const REPEATED: ReadonlyArray<{ table: string; columns: string; select: string }> = [
-  {
-    table: 'execution_keys',
-    columns: 'uuid, organization_id, started_at',
-    select: `${repeatUuid('uuid')}, organization_id, started_at`,
-  },
-  {
-    table: 'executions',
-    columns:
-      'uuid, organization_id, workflow_uuid, id, status, classified_status, started_at, finished_at, credit_used, errors, executed_in_tee, updated_at',
-    select: `${repeatUuid('uuid')}, organization_id, workflow_uuid, encode(sha256(convert_to(id || '/' || k, 'UTF8')), 'hex'), status, classified_status, started_at, finished_at, credit_used, errors, executed_in_tee, updated_at`,
-  },
-  {
-    table: 'execution_logs',
-    columns: 'organization_id, workflow_execution_uuid, line_hash, node_id, message, timestamp',
-    select: `organization_id, ${repeatUuid('workflow_execution_uuid')}, line_hash, node_id, message, timestamp`,
-  },
-  {
-    table: 'execution_events',
-    columns:
-      'organization_id, workflow_execution_uuid, line_hash, capability_id, status, method, started_at, finished_at, errors',
-    select: `organization_id, ${repeatUuid('workflow_execution_uuid')}, line_hash, capability_id, status, method, started_at, finished_at, errors`,
-  },
-  {
-    table: 'execution_error_groups',
-    columns: 'organization_id, execution_uuid, fingerprint, capability_id, occurrences',
-    select: `organization_id, ${repeatUuid('execution_uuid')}, fingerprint, capability_id, occurrences`,
-  },
+/**
+ * How a repeat's column is made from the original's, where it is not copied: the columns naming
+ * an execution take the repeat's uuid, and an execution's id its own 64 hex digits.
+ */
+const REPEAT_OF: Readonly<Record<string, string>> = {
+  uuid: repeatUuid('uuid'),
+  workflow_execution_uuid: repeatUuid('workflow_execution_uuid'),
+  execution_uuid: repeatUuid('execution_uuid'),
+  id: "encode(sha256(convert_to(id || '/' || k, 'UTF8')), 'hex')",
+};
+
+/**
+ * Each raw table's rows repeated, as one INSERT ... SELECT over the table's columns (db/tables.ts)
+ * but its arrival number (seq), which takes its default.
+ */
+const RAW_TABLES: ReadonlyArray<{ name: string; columns: ReadonlyArray<readonly [string, string]> }> = [
+  executionKeys,
+  executions,
+  executionLogs,
+  executionEvents,
+  executionErrorGroups,
 ];
+const REPEATED = RAW_TABLES.map((t) => {
+  const names = t.columns.map(([column]) => column).filter((column) => column !== 'seq');
+  return {
+    table: t.name,
+    columns: names.join(', '),
+    select: names.map((column) => REPEAT_OF[column] ?? column).join(', '),
+  };
+});
 
 for (const { table, columns, select } of REPEATED) {
   // The table's keys and indexes as the database describes them, to drop now and build after.
@@ -139,23 +163,25 @@ for (const { table, columns, select } of REPEATED) {
   step(`${table}: ${constraints.length + indexes.length} keys and indexes built`);
 }
 
-/** Rollup columns that add up (histogram bins add bin by bin); minimum and maximum stay. */
-const MULTIPLIED: ReadonlyArray<{ table: string; set: string }> = [
-  {
-    table: 'execution_rollups',
-    set: `execution_count = execution_count * ${factor}, tee_count = tee_count * ${factor}, credit_used = credit_used * ${factor}`,
-  },
-  {
-    table: 'duration_rollups',
-    set: `item_count = item_count * ${factor}, finished_count = finished_count * ${factor},
-          duration_sum_ms = duration_sum_ms * ${factor},
-          duration_bins = (select wfapi_hist_sum(b) from (select duration_bins as b from generate_series(1, ${factor})) as copies)`,
-  },
-  {
-    table: 'error_group_rollups',
-    set: `occurrences = occurrences * ${factor}, execution_count = execution_count * ${factor}`,
-  },
-];
+/** A rollup measure of the repeated data: sums multiplied, histograms added bin by bin, minimum and maximum kept. */
+const MULTIPLY: Readonly<Record<MeasureKind, ((column: string) => string) | undefined>> = {
+  count: (column) => `${column} * ${factor}`,
+  decimal: (column) => `${column} * ${factor}`,
+  histogram: (column) =>
+    `(select wfapi_hist_sum(b) from (select ${column} as b from generate_series(1, ${factor})) as copies)`,
+  min: undefined,
+  max: undefined,
+};
+const ROLLUPS: readonly AnyRollup[] = [executionCounts, durations, errorGroupCounts];
+const MULTIPLIED = ROLLUPS.map((rollup) => ({
+  table: rollup.table,
+  set: rollup.measureNames
+    .flatMap((name) => {
+      const multiplied = MULTIPLY[rollup.measures[name]!]?.(name);
+      return multiplied === undefined ? [] : [`${name} = ${multiplied}`];
+    })
+    .join(', '),
+}));
 for (const { table, set } of MULTIPLIED) {
   const updated = await db.query(`update ${table} set ${set}`);
   step(`${table}: ${updated.rowCount} rows multiplied by ${factor}`);
@@ -182,35 +208,26 @@ await db.end();
 
 if (args.verify) {
   const recounted = `${target}_recounted`;
-  const again = new pg.Client({ connectionString: args['pg-url'] });
-  await again.connect();
-  await again.query(`drop database if exists ${recounted}`);
-  await again.query(`create database ${recounted} template ${target}`);
-  await again.end();
+  await copyDatabase(target, recounted);
   const copy = openPostgres(urlOf(recounted), { poolSize: 1, statementTimeoutMs: 3_600_000 });
   await copy.transaction((tx) => recountRollups(tx));
   await copy.close();
-  /** Each table's rows as text, numbers without trailing zeros and empty histogram bins as 0. */
+  /** A column as compared: decimals without trailing zeros, histograms with empty bins as 0. */
+  const compared = ([column, type]: readonly [string, string]) =>
+    type === MEASURE_SQL_TYPE.decimal
+      ? `trim_scale(${column})`
+      : type === MEASURE_SQL_TYPE.histogram
+        ? `array_lower(${column}, 1), array(select coalesce(b, 0) from unnest(${column}) b)::text`
+        : column;
+  /** Every rollup, and the error-group tables the recount rebuilds too, with their columns as compared. */
+  const TABLES = [
+    ...ROLLUPS.map((rollup) => [rollup.table, rollupColumns(rollup)] as const),
+    ...[executionErrorGroups, errorGroups].map((t) => [t.name, t.columns] as const),
+  ].map(([table, columns]) => [table, columns.map(compared).join(', ')] as const);
+  /** A table's rows as text, in order, digested. */
   const digest = (table: string, columns: string) =>
     `select count(*)::int as n, md5(string_agg(row, ';' order by row)) as digest from (
        select concat_ws('|', ${columns}) as row from ${table}) rows`;
-  const bins = `array_lower(duration_bins, 1), array(select coalesce(b, 0) from unnest(duration_bins) b)::text`;
-  const TABLES: ReadonlyArray<[string, string]> = [
-    [
-      'execution_rollups',
-      'organization_id, grain, workflow_uuid, bucket_start, status, execution_count, tee_count, trim_scale(credit_used)',
-    ],
-    [
-      'duration_rollups',
-      `organization_id, grain, bucket_start, workflow_uuid, capability_id, status, item_count, finished_count, duration_sum_ms, duration_min_ms, duration_max_ms, ${bins}`,
-    ],
-    [
-      'error_group_rollups',
-      'organization_id, grain, bucket_start, workflow_uuid, fingerprint, capability_id, occurrences, execution_count',
-    ],
-    ['execution_error_groups', 'organization_id, execution_uuid, fingerprint, capability_id, occurrences'],
-    ['error_groups', 'organization_id, fingerprint, pattern, sample_message, first_seen_at, last_seen_at'],
-  ];
   const digests = async (name: string) => {
     const client = new pg.Client({ connectionString: urlOf(name) });
     await client.connect();
@@ -231,9 +248,6 @@ if (args.verify) {
       `${table}: ${scaled.get(table)}; recounted ${same ? 'equal' : `DIFFERENT: ${recount.get(table)}`}`,
     );
   }
-  const drop = new pg.Client({ connectionString: args['pg-url'] });
-  await drop.connect();
-  await drop.query(`drop database ${recounted}`);
-  await drop.end();
+  await onServer((client) => client.query(`drop database ${recounted}`));
   if (!equal) process.exit(1);
 }

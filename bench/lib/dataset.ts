@@ -41,7 +41,8 @@ const DAY = 86_400_000;
 const SEED = 'wfapi-bench';
 const END = Date.parse('2026-11-01T00:00:00Z');
 
-function withDatabase(url: string, name: string): string {
+/** `url` (a PostgreSQL server's) naming the database `name` instead. */
+export function withDatabase(url: string, name: string): string {
   const parsed = new URL(url);
   parsed.pathname = `/${name}`;
   return parsed.toString();
