@@ -4,7 +4,7 @@ import { createTenant, execution, ingest, log, type Tenant, workflow } from '../
 import { useServer } from '../harness/suite.js';
 import { seeded } from '../ingest/dataset.js';
 import { assertFieldError, dataOf } from '../read-api/graphql-assertions.js';
-import { HOUR, iso, MINUTE, SECOND, timeText } from './reference.js';
+import { DAY, HOUR, iso, MINUTE, SECOND, timeText } from './reference.js';
 
 const SEARCH = `query ($input: SearchExecutionLogsInput!) { searchExecutionLogs(input: $input) {
   count countIsExact data { workflowExecutionUUID workflowUUID workflowName nodeID timestamp message } } }`;
@@ -211,6 +211,53 @@ describe('searchExecutionLogs', () => {
     assert.equal(day.count, 6);
     const dayLater = await search(t.key, { query: 'edge line', to: iso(from + 24 * HOUR) });
     assert.equal(dayLater.count, 5);
+  });
+
+  it('finds the lines of every day a window covers: across midnight UTC, from before 1970, and in windows of more than 32 days', async () => {
+    const t = await createTenant(ctx.db);
+    const wf = workflow(t.organizationId);
+    const run = execution(t.organizationId, wf.uuid as string, { startedAt: iso(T0 - 60 * DAY) });
+    const midnight = Date.parse('2026-08-02T00:00:00Z');
+    const epoch = 0;
+    const times = [
+      midnight - 1,
+      midnight,
+      midnight + 1,
+      midnight - 20 * DAY,
+      midnight + 20 * DAY,
+      epoch,
+      epoch + 1,
+      epoch + DAY,
+    ];
+    await ingest(ctx.db, [
+      wf,
+      run,
+      ...times.map((at, i) =>
+        log(t.organizationId, run.uuid as string, { message: `day line ${i}`, timestamp: iso(at) }),
+      ),
+    ]);
+    const windows: Array<[number, number]> = [
+      [midnight - 1, midnight - 1],
+      [midnight, midnight],
+      [midnight - HOUR, midnight],
+      [midnight, midnight + HOUR],
+      [midnight - 1, midnight + 1],
+      [midnight - 20 * DAY, midnight + 20 * DAY],
+      [midnight - 20 * DAY + 1, midnight + 20 * DAY - 1],
+      [epoch - DAY - 1, epoch],
+      [epoch - 1, epoch + DAY],
+      [epoch - 2 * DAY, epoch + 40 * DAY],
+    ];
+    for (const [from, to] of windows) {
+      const inside = times.flatMap((at, i) => (at >= from && at <= to ? [`day line ${i}`] : []));
+      const answer = await searchAll(t.key, { query: 'day line', from: iso(from), to: iso(to) });
+      assert.deepEqual(
+        answer.matches.map((m) => m.message).sort(),
+        inside.sort(),
+        `${iso(from)}..${iso(to)}`,
+      );
+      assert.equal(answer.count, inside.length, `${iso(from)}..${iso(to)}`);
+    }
   });
 
   it('keeps to the exact node and workflow asked for, and answers nothing for an unknown or malformed workflow', async () => {
