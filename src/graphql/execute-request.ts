@@ -128,29 +128,36 @@ function sendRequestErrors(
 
 /**
  * A request's time limit: it aborts, as the request's AbortWatch, with the time-limit error once
- * `ms` have passed. Its AbortController is made only when a statement listens for the abort (or
- * the limit passes with one listening): most requests never need one.
+ * `ms` have passed. Its timer is armed only when work waits (a `run` given a promise) or a
+ * statement listens for the abort, and its AbortController only in the second case: a request
+ * answered without waiting (`{ __typename }`, or a cached authentication of a trivial query)
+ * needs neither, and the limit's clock still counts from the request's start.
  */
 class TimeLimit implements AbortWatch {
   private controller: AbortController | undefined;
   private hasPassed = false;
   private readonly deadline: number;
-  private readonly timer: NodeJS.Timeout;
-  /**
-   * Rejects with the time-limit error when the limit passes; every `run` that waits races it.
-   * Made when a run first waits: a request whose work answers at once (`{ __typename }`) needs none.
-   */
+  private timer: NodeJS.Timeout | undefined;
+  /** Rejects with the time-limit error when the limit passes; every `run` that waits races it. */
   private expired: Promise<never> | undefined;
   private expire: ((error: AppError) => void) | undefined;
   private timeLimitError: AppError | undefined;
 
   constructor(private readonly ms: number) {
     this.deadline = performance.now() + ms;
-    this.timer = setTimeout(() => {
-      this.hasPassed = true;
-      this.controller?.abort(this.error);
-      this.expire?.(this.error);
-    }, ms);
+  }
+
+  /** Starts the timer, once, for what is left of the limit. */
+  private arm(): void {
+    if (this.timer !== undefined) return;
+    this.timer = setTimeout(
+      () => {
+        this.hasPassed = true;
+        this.controller?.abort(this.error);
+        this.expire?.(this.error);
+      },
+      Math.max(0, this.deadline - performance.now()),
+    );
   }
 
   private get whenExpired(): Promise<never> {
@@ -160,6 +167,7 @@ class TimeLimit implements AbortWatch {
       });
       // Not every request races it (an error may end it first): its rejection is never unhandled.
       this.expired.catch(() => {});
+      this.arm();
     }
     return this.expired;
   }
@@ -177,6 +185,7 @@ class TimeLimit implements AbortWatch {
   addEventListener(type: 'abort', listener: () => void, options: { once: true }): void {
     // Like an AbortSignal, an abort already past calls no listener added after it.
     if (this.hasPassed) return;
+    this.arm();
     this.controller ??= new AbortController();
     this.controller.signal.addEventListener(type, listener, options);
   }
@@ -190,7 +199,7 @@ class TimeLimit implements AbortWatch {
   }
 
   dispose(): void {
-    clearTimeout(this.timer);
+    if (this.timer !== undefined) clearTimeout(this.timer);
   }
 
   /**

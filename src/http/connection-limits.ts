@@ -44,45 +44,65 @@ export function limitConnections(server: Server, limits: ConnectionLimits): void
   });
 }
 
-/** The request's body timer, while its body has not arrived in full. */
+/**
+ * The request's body timer while its body has not arrived in full: null before it is looked at,
+ * ANSWERED once the request needs none (its body arrived, or it was answered).
+ */
 const BODY_TIMER = Symbol('bodyTimer');
-const timed = (request: FastifyRequest) => request as unknown as { [BODY_TIMER]: NodeJS.Timeout | null };
+const ANSWERED = Symbol('answered');
+type BodyTimer = NodeJS.Timeout | typeof ANSWERED | null;
+const timed = (request: FastifyRequest) => request as unknown as { [BODY_TIMER]: BodyTimer };
 
 /**
  * A whole request body must arrive within `bodyTimeoutMs` (not /ingest, whose uploads may be
  * long: there an idle timeout between chunks applies, see ingest.route.ts). A late body is
  * answered 408 and its connection closed, so a client sending a byte at a time is let go.
+ *
+ * Most bodies arrive with their headers, in the same read: Node parses the whole read, body
+ * included, before the event loop turns. So a request's timer is armed only if its body is still
+ * incomplete once the loop turns (the requests that arrived in one turn are looked at together,
+ * in one setImmediate), rather than armed and cleared for every POST. The limit then counts from
+ * that turn, a few milliseconds at most after the headers.
  */
 export function limitBodyTime(app: FastifyInstance, limits: ConnectionLimits): void {
   // Kept on the request itself (a property Fastify declares on every request, so requests keep
   // one shape): a WeakMap entry per request cost each POST a hash insert and the collector an
   // ephemeron to trace.
   app.decorateRequest(BODY_TIMER, null);
+  let arriving: FastifyRequest[] = [];
+  const armLate = () => {
+    const requests = arriving;
+    arriving = [];
+    for (const request of requests) {
+      if (timed(request)[BODY_TIMER] !== null || request.raw.complete) continue;
+      const socket = request.raw.socket;
+      timed(request)[BODY_TIMER] = setTimeout(() => {
+        const body = JSON.stringify(
+          errorBody(new AppError('BAD_USER_INPUT', 'The request took too long to arrive', { status: 408 })),
+        );
+        if (socket.writable && !request.raw.complete) {
+          socket.end(
+            `HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json; charset=utf-8\r\n` +
+              `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+          );
+        }
+        socket.destroySoon();
+      }, limits.bodyTimeoutMs);
+    }
+  };
   // Callback-style hooks: they run on every request, and an async hook costs each a promise.
   app.addHook('onRequest', (request, _reply, done) => {
     if (request.method === 'GET' || request.method === 'HEAD' || request.url.startsWith('/ingest')) {
       return done();
     }
-    const socket = request.raw.socket;
-    timed(request)[BODY_TIMER] = setTimeout(() => {
-      const body = JSON.stringify(
-        errorBody(new AppError('BAD_USER_INPUT', 'The request took too long to arrive', { status: 408 })),
-      );
-      if (socket.writable && !request.raw.complete) {
-        socket.end(
-          `HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json; charset=utf-8\r\n` +
-            `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-        );
-      }
-      socket.destroySoon();
-    }, limits.bodyTimeoutMs);
+    if (arriving.push(request) === 1) setImmediate(armLate);
     done();
   });
   const clear = (request: FastifyRequest, _reply: unknown, done: () => void) => {
     const timer = timed(request)[BODY_TIMER];
-    if (timer) {
-      clearTimeout(timer);
-      timed(request)[BODY_TIMER] = null;
+    if (timer !== ANSWERED) {
+      if (timer) clearTimeout(timer);
+      timed(request)[BODY_TIMER] = ANSWERED;
     }
     done();
   };
