@@ -147,7 +147,11 @@ class TimeLimit implements AbortWatch {
     this.deadline = performance.now() + ms;
   }
 
-  /** Starts the timer, once, for what is left of the limit. */
+  /**
+   * Starts the timer, once, for what is left of the limit, in whole milliseconds: Node keeps one
+   * list of timers per distinct duration, and a fractional remainder would give nearly every
+   * request a list of its own (measured: one execution 8% slower at 16 connections).
+   */
   private arm(): void {
     if (this.timer !== undefined) return;
     this.timer = setTimeout(
@@ -156,7 +160,7 @@ class TimeLimit implements AbortWatch {
         this.controller?.abort(this.error);
         this.expire?.(this.error);
       },
-      Math.max(0, this.deadline - performance.now()),
+      Math.max(1, Math.ceil(this.deadline - performance.now())),
     );
   }
 

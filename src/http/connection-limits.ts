@@ -45,68 +45,61 @@ export function limitConnections(server: Server, limits: ConnectionLimits): void
 }
 
 /**
- * The request's body timer while its body has not arrived in full: null before it is looked at,
- * ANSWERED once the request needs none (its body arrived, or it was answered).
- */
-const BODY_TIMER = Symbol('bodyTimer');
-const ANSWERED = Symbol('answered');
-type BodyTimer = NodeJS.Timeout | typeof ANSWERED | null;
-const timed = (request: FastifyRequest) => request as unknown as { [BODY_TIMER]: BodyTimer };
-
-/**
  * A whole request body must arrive within `bodyTimeoutMs` (not /ingest, whose uploads may be
  * long: there an idle timeout between chunks applies, see ingest.route.ts). A late body is
  * answered 408 and its connection closed, so a client sending a byte at a time is let go.
  *
- * Most bodies arrive with their headers, in the same read: Node parses the whole read, body
- * included, before the event loop turns. So a request's timer is armed only if its body is still
- * incomplete once the loop turns (the requests that arrived in one turn are looked at together,
- * in one setImmediate), rather than armed and cleared for every POST. The limit then counts from
- * that turn, a few milliseconds at most after the headers.
+ * Checked as Node checks `headersTimeout`: one sweep every quarter of the limit, not a timer per
+ * request. A request is noted (with the sweep it arrived in) until its handler runs or it is
+ * answered; a sweep refuses those noted more than the limit ago whose body is still incomplete,
+ * so a late body is refused between the limit and a quarter past it. Most bodies arrive with
+ * their headers: making and clearing a timer for each POST was the larger part of this check.
  */
 export function limitBodyTime(app: FastifyInstance, limits: ConnectionLimits): void {
-  // Kept on the request itself (a property Fastify declares on every request, so requests keep
-  // one shape): a WeakMap entry per request cost each POST a hash insert and the collector an
-  // ephemeron to trace.
-  app.decorateRequest(BODY_TIMER, null);
-  let arriving: FastifyRequest[] = [];
-  const armLate = () => {
-    const requests = arriving;
-    arriving = [];
-    for (const request of requests) {
-      if (timed(request)[BODY_TIMER] !== null || request.raw.complete) continue;
-      const socket = request.raw.socket;
-      timed(request)[BODY_TIMER] = setTimeout(() => {
-        const body = JSON.stringify(
-          errorBody(new AppError('BAD_USER_INPUT', 'The request took too long to arrive', { status: 408 })),
-        );
-        if (socket.writable && !request.raw.complete) {
-          socket.end(
-            `HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json; charset=utf-8\r\n` +
-              `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-          );
-        }
-        socket.destroySoon();
-      }, limits.bodyTimeoutMs);
+  const everyMs = Math.max(25, Math.floor(limits.bodyTimeoutMs / 4));
+  // Whole sweeps that must pass after the one a request arrived in: at least the limit.
+  const sweepsAllowed = Math.ceil(limits.bodyTimeoutMs / everyMs);
+  // In arrival order (a Map iterates in insertion order), so a sweep stops at the first young one.
+  const arriving = new Map<FastifyRequest, number>();
+  let sweep = 0;
+  const sweeper = setInterval(() => {
+    sweep += 1;
+    for (const [request, arrivedIn] of arriving) {
+      if (sweep - arrivedIn - 1 < sweepsAllowed) break;
+      arriving.delete(request);
+      if (!request.raw.complete) refuseLateBody(request.raw.socket);
     }
-  };
-  // Callback-style hooks: they run on every request, and an async hook costs each a promise.
-  app.addHook('onRequest', (request, _reply, done) => {
-    if (request.method === 'GET' || request.method === 'HEAD' || request.url.startsWith('/ingest')) {
-      return done();
-    }
-    if (arriving.push(request) === 1) setImmediate(armLate);
+  }, everyMs);
+  sweeper.unref();
+  app.addHook('onClose', (_instance, done) => {
+    clearInterval(sweeper);
     done();
   });
-  const clear = (request: FastifyRequest, _reply: unknown, done: () => void) => {
-    const timer = timed(request)[BODY_TIMER];
-    if (timer !== ANSWERED) {
-      if (timer) clearTimeout(timer);
-      timed(request)[BODY_TIMER] = ANSWERED;
+  // Callback-style hooks: they run on every request, and an async hook costs each a promise.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD' && !request.url.startsWith('/ingest')) {
+      arriving.set(request, sweep);
     }
     done();
+  });
+  const forget = (request: FastifyRequest, _reply: unknown, done: () => void) => {
+    arriving.delete(request);
+    done();
   };
-  app.addHook('preHandler', clear);
-  app.addHook('onResponse', clear);
-  app.addHook('onRequestAbort', (request, done) => clear(request, undefined, done));
+  app.addHook('preHandler', forget);
+  app.addHook('onResponse', forget);
+  app.addHook('onRequestAbort', (request, done) => forget(request, undefined, done));
+}
+
+function refuseLateBody(socket: Socket): void {
+  const body = JSON.stringify(
+    errorBody(new AppError('BAD_USER_INPUT', 'The request took too long to arrive', { status: 408 })),
+  );
+  if (socket.writable) {
+    socket.end(
+      `HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroySoon();
 }
