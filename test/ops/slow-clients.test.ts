@@ -67,6 +67,33 @@ describe('slow clients', () => {
     }
   });
 
+  it('cuts a late body only once its time limit has passed, and answers a body completed inside it', async () => {
+    const tenant = await createTenant(ctx.db);
+    const body = JSON.stringify({ query: '{ __typename }' });
+    const head = `POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Apikey ${tenant.key}\r\nContent-Length: ${body.length}\r\n\r\n`;
+    const late = await connect(ctx.server.url);
+    const inTime = await connect(ctx.server.url);
+    late.socket.write(head + body.slice(0, 5));
+    inTime.socket.write(head + body.slice(0, 5));
+    // Five eighths of the 800 ms limit: the body is checked by sweeps, never cut before the limit.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    inTime.socket.write(body.slice(5));
+    const lateClosedAfter = await closedWithin(late.closed, 3000);
+    assert.notEqual(lateClosedAfter, 'open', 'a late body was never cut');
+    assert.ok(
+      Number(lateClosedAfter) >= 800,
+      `cut ${Number(lateClosedAfter).toFixed(0)} ms after connecting, before the limit`,
+    );
+    assert.match(late.received(), /^HTTP\/1\.1 408 /);
+    assert.match(
+      inTime.received(),
+      /^HTTP\/1\.1 200 /,
+      'the body that completed inside the limit was not answered',
+    );
+    assert.match(inTime.received(), /"__typename":"Query"/);
+    inTime.socket.destroy();
+  });
+
   it('closes an /ingest upload that stops sending, after the idle timeout and not before', async () => {
     const upload = await connect(ctx.server.url);
     upload.socket.write(
