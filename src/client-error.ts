@@ -2,6 +2,24 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { AppError, errorBody } from './errors.js';
 
+/** The message of a request whose headers or body took longer than their limit to arrive. */
+export const LATE_REQUEST = 'The request took too long to arrive';
+
+/**
+ * A whole HTTP/1.1 answer carrying `error` in the contract's shape, for the socket-level paths
+ * that answer before (or instead of) any route: it closes the connection.
+ */
+export function rawErrorAnswer(error: AppError, headers: Readonly<Record<string, string>> = {}): string {
+  const body = JSON.stringify(errorBody(error));
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  return (
+    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+    `Content-Type: application/json; charset=utf-8\r\n${extra}Connection: close\r\n\r\n${body}`
+  );
+}
+
 /**
  * Answers a request that is not valid HTTP (bad framing, headers over the size limit, too slow
  * to arrive). Such a request never reaches a route or the error handler, so without this Node
@@ -14,14 +32,8 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
     error.code === 'HPE_HEADER_OVERFLOW'
       ? [431, 'The request headers are too large']
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'The request took too long to arrive']
+        ? [408, LATE_REQUEST]
         : [400, 'The request is not valid HTTP'];
-  const body = JSON.stringify(errorBody(new AppError('BAD_USER_INPUT', message, { status })));
-  if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `Content-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
-    );
-  }
+  if (socket.writable) socket.write(rawErrorAnswer(new AppError('BAD_USER_INPUT', message, { status })));
   socket.destroy();
 }

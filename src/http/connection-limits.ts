@@ -1,7 +1,8 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError, errorBody } from '../errors.js';
+import { LATE_REQUEST, rawErrorAnswer } from '../client-error.js';
+import { AppError } from '../errors.js';
 
 export interface ConnectionLimits {
   /** Open connections in all; past it Node refuses new ones at once. */
@@ -32,12 +33,10 @@ export function limitConnections(server: Server, limits: ConnectionLimits): void
       else open.set(address, left);
     });
     if (count > limits.maxConnectionsPerAddress) {
-      const body = JSON.stringify(
-        errorBody(new AppError('RATE_LIMITED', 'Too many open connections from this address')),
-      );
       socket.end(
-        `HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json; charset=utf-8\r\n` +
-          `Content-Length: ${Buffer.byteLength(body)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n${body}`,
+        rawErrorAnswer(new AppError('RATE_LIMITED', 'Too many open connections from this address'), {
+          'Retry-After': '1',
+        }),
       );
       socket.destroySoon();
     }
@@ -92,14 +91,8 @@ export function limitBodyTime(app: FastifyInstance, limits: ConnectionLimits): v
 }
 
 function refuseLateBody(socket: Socket): void {
-  const body = JSON.stringify(
-    errorBody(new AppError('BAD_USER_INPUT', 'The request took too long to arrive', { status: 408 })),
-  );
   if (socket.writable) {
-    socket.end(
-      `HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
+    socket.end(rawErrorAnswer(new AppError('BAD_USER_INPUT', LATE_REQUEST, { status: 408 })));
   }
   socket.destroySoon();
 }
