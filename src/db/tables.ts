@@ -137,6 +137,8 @@ export const executionErrorGroups = table('execution_error_groups', {
   fingerprint: 'text not null',
   capability_id: 'text not null',
   occurrences: 'bigint not null',
+  /** The execution's start; null while only its events' errors have arrived. */
+  started_at: 'timestamptz',
 });
 
 export const errorGroups = table('error_groups', {

@@ -10,7 +10,17 @@ export interface ErrorRow {
   readonly occurrences: number;
 }
 
-export type ErrorRowsByExecution = Map<string, readonly ErrorRow[]>;
+/**
+ * An execution's error rows and the start they are stored under: null while the execution has
+ * not arrived (only its events' errors are known). A group's executions are listed by that start
+ * (migration 0008), so rows move with their execution.
+ */
+export interface ExecutionErrorRows {
+  readonly startedAt: number | null;
+  readonly rows: readonly ErrorRow[];
+}
+
+export type ErrorRowsByExecution = Map<string, ExecutionErrorRows>;
 
 /** The stored error rows of executions (uuid -> organization). */
 export async function readErrorRows(
@@ -22,32 +32,47 @@ export async function readErrorRows(
     fingerprint: string;
     capability_id: string;
     occurrences: number;
+    started_at: Date | null;
   }>(
-    `select g.execution_uuid, g.fingerprint, g.capability_id, g.occurrences
+    `select g.execution_uuid, g.fingerprint, g.capability_id, g.occurrences, g.started_at
      from unnest($1::uuid[], $2::uuid[]) as k(organization_id, execution_uuid)
      join execution_error_groups g on g.organization_id = k.organization_id and g.execution_uuid = k.execution_uuid`,
     [[...executions.values()], [...executions.keys()]],
   );
   const byExecution: ErrorRowsByExecution = new Map();
   for (const row of rows) {
-    byExecution.set(row.execution_uuid, [
-      ...(byExecution.get(row.execution_uuid) ?? []),
-      { fingerprint: row.fingerprint, capabilityId: row.capability_id, occurrences: Number(row.occurrences) },
-    ]);
+    byExecution.set(row.execution_uuid, {
+      startedAt: row.started_at === null ? null : row.started_at.getTime(),
+      rows: [
+        ...(byExecution.get(row.execution_uuid)?.rows ?? []),
+        {
+          fingerprint: row.fingerprint,
+          capabilityId: row.capability_id,
+          occurrences: Number(row.occurrences),
+        },
+      ],
+    });
   }
   return byExecution;
 }
 
-/** Replaces the error rows of executions whose rows changed from `before` to `after`. */
+/** What is stored for an execution: nothing without rows, else its start and its rows. */
+function storedForm(entry: ExecutionErrorRows | undefined): string {
+  if (!entry || entry.rows.length === 0) return '';
+  const rows = entry.rows.map((r) => [r.fingerprint, r.capabilityId, r.occurrences]).sort();
+  return JSON.stringify([entry.startedAt, rows]);
+}
+
+/** Replaces the error rows of executions whose rows or start changed from `before` to `after`. */
 export async function writeErrorRows(
   tx: Transaction,
   organizationOf: ReadonlyMap<string, string>,
   before: ErrorRowsByExecution,
   after: ErrorRowsByExecution,
 ): Promise<void> {
-  const key = (rows: readonly ErrorRow[] | undefined) =>
-    JSON.stringify((rows ?? []).map((r) => [r.fingerprint, r.capabilityId, r.occurrences]).sort());
-  const changed = [...organizationOf.keys()].filter((uuid) => key(before.get(uuid)) !== key(after.get(uuid)));
+  const changed = [...organizationOf.keys()].filter(
+    (uuid) => storedForm(before.get(uuid)) !== storedForm(after.get(uuid)),
+  );
   if (changed.length === 0) return;
   await tx.query(
     `delete from execution_error_groups g
@@ -55,21 +80,20 @@ export async function writeErrorRows(
      where g.organization_id = k.organization_id and g.execution_uuid = k.execution_uuid`,
     [changed.map((uuid) => organizationOf.get(uuid)!), changed],
   );
-  const rows = changed.flatMap((uuid) =>
-    (after.get(uuid) ?? []).map((row) => [organizationOf.get(uuid)!, uuid, row] as const),
-  );
-  if (rows.length === 0) return;
-  const insert = unnestInsert(
-    executionErrorGroups.name,
-    executionErrorGroups.columns,
-    rows.map(([organizationId, uuid, row]) => [
-      organizationId,
+  const rows = changed.flatMap((uuid) => {
+    const entry = after.get(uuid);
+    const startedAt = entry?.startedAt == null ? null : new Date(entry.startedAt);
+    return (entry?.rows ?? []).map((row) => [
+      organizationOf.get(uuid)!,
       uuid,
       row.fingerprint,
       row.capabilityId,
       row.occurrences,
-    ]),
-  );
+      startedAt,
+    ]);
+  });
+  if (rows.length === 0) return;
+  const insert = unnestInsert(executionErrorGroups.name, executionErrorGroups.columns, rows);
   await tx.query(insert.text, insert.params);
 }
 

@@ -278,14 +278,16 @@ async function maintainErrorIndex(tx: Transaction, changes: BatchChanges) {
       rows.set(id, { ...row, occurrences: (current?.occurrences ?? 0) + row.occurrences });
     };
     const own = ownErrors.get(uuid);
-    for (const row of stored.get(uuid) ?? []) if (own === undefined || row.capabilityId !== '') keep(row);
+    const storedRows = stored.get(uuid)?.rows ?? [];
+    for (const row of storedRows) if (own === undefined || row.capabilityId !== '') keep(row);
     for (const row of own ?? []) keep(row);
     for (const row of eventErrors.get(uuid) ?? []) keep(row);
-    next.set(uuid, [...rows.values()]);
     const was = before.get(uuid);
     const now = after.get(uuid);
-    if (was) addErrorRows(deltas, was, stored.get(uuid) ?? [], -1);
-    if (now) addErrorRows(deltas, now, next.get(uuid)!, 1);
+    const nextRows = [...rows.values()];
+    next.set(uuid, { startedAt: now?.startedAt ?? null, rows: nextRows });
+    if (was) addErrorRows(deltas, was, storedRows, -1);
+    if (now) addErrorRows(deltas, now, nextRows, 1);
   }
   await writeErrorRows(tx, organizationOf, stored, next);
   const newGroups = await upsertErrorGroups(tx, sightings);

@@ -567,6 +567,11 @@ describe('errorGroups', () => {
       timeText(T0 + 3 * HOUR),
       timeText(T0 + 3 * HOUR),
     ]);
+    // Its listing under the group moves with it (the group's rows carry its start).
+    const listed = async (input: Record<string, unknown>) =>
+      (await executions(t.key, { errorFingerprint: fingerprint(quota), ...input })).uuids;
+    assert.deepEqual(await listed(window), []);
+    assert.deepEqual(await listed(later), [uuid]);
 
     // It moves to another workflow.
     await ingest(ctx.db, [
@@ -575,6 +580,8 @@ describe('errorGroups', () => {
     assert.equal((await groups(t.key, { ...later, workflowUUID: wf1 })).count, 0);
     assert.deepEqual((await figures({ ...later, workflowUUID: wf2 }))?.slice(0, 3), [1, 1, 1]);
     assert.deepEqual((await figures(later))?.slice(0, 3), [1, 1, 1]);
+    assert.deepEqual(await listed({ ...later, workflowUuid: wf2 }), [uuid]);
+    assert.deepEqual(await listed({ ...later, workflowUuid: wf1 }), []);
 
     // An execution with errors of its own only, which it then loses: the group has nothing left.
     const alone = failed(t, wf1, T0 + 20 * MINUTE, [{ error: 'lonely 1 error', count: 1 }]);
@@ -663,6 +670,7 @@ describe('errorGroups', () => {
       [{ errorFingerprint: f1, to: iso(T0 + 10 * MINUTE) }, [A!]],
       [{ errorFingerprint: f1, workflowUuid: wf1 }, [B!, A!]],
       [{ errorFingerprint: f1, orderBy: { field: 'STARTED_AT', order: 'ASC' } }, [A!, B!, E!]],
+      [{ errorFingerprint: f1, orderBy: { field: 'STATUS', order: 'ASC' } }, [...[A!, E!].sort(), B!]],
       [{ errorFingerprint: fingerprint(g2) }, [C!]],
       [{ errorFingerprint: 'ffffffffffffffff' }, []],
       [{ errorFingerprint: f1, search: 'no such text' }, []],

@@ -3,6 +3,10 @@
  * (as if each execution and event arrived now, in one piece): the new rollups of version 2 get
  * their history, and the all-time grain of execution_rollups its totals. Executions are read a
  * chunk at a time, so memory stays bounded whatever the size of the database.
+ *
+ * Being today's ingestion code, the recount writes the tables as the latest version has them: a
+ * column a later version added to a table it writes is added here first (`if not exists`, and the
+ * later version adds it the same way), so that a database of version 2 still upgrades.
  */
 
 import {
@@ -23,6 +27,8 @@ import type { Transaction } from '../database.js';
 const CHUNK = 5000;
 
 export async function up(tx: Transaction): Promise<void> {
+  // Version 8: each error row carries its execution's start.
+  await tx.query('alter table execution_error_groups add column if not exists started_at timestamptz');
   await tx.query(
     'truncate execution_rollups, duration_rollups, error_group_rollups, execution_error_groups, error_groups, orphan_event_executions',
   );

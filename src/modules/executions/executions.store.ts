@@ -41,13 +41,15 @@ const FROM = `from executions e join workflows w on w.organization_id = e.organi
 export const EXECUTION_ROW_COLUMNS = `e.uuid, e.workflow_uuid, e.id, w.name as workflow_name, w.workflow_id, e.status, e.classified_status,
   e.started_at, e.finished_at, trim_scale(e.credit_used)::text as credit_used, e.errors, e.executed_in_tee`;
 
-const FILTER = `
+const FILTER_BESIDES_GROUP = `
   where e.organization_id = $1
     and ($2::uuid is null or e.workflow_uuid = $2)
     and ($3::text[] is null or e.status = any($3))
     and ($4::text is null or e.id ilike $4 or e.uuid::text ilike $4 or w.name ilike $4)
     and ($5::timestamptz is null or e.started_at >= $5)
-    and ($6::timestamptz is null or e.started_at <= $6)
+    and ($6::timestamptz is null or e.started_at <= $6)`;
+
+const FILTER = `${FILTER_BESIDES_GROUP}
     and ($7::text is null or exists (
       select 1 from execution_error_groups g
       where g.organization_id = e.organization_id and g.execution_uuid = e.uuid and g.fingerprint = $7))`;
@@ -71,12 +73,36 @@ export async function listExecutions(
   order: ExecutionOrder,
   paging: Paging,
 ): Promise<ExecutionRow[]> {
+  const from =
+    filter.errorFingerprint === undefined
+      ? `${FROM} ${FILTER}`
+      : `${order.order === 'ASC' ? FROM_GROUP_OLDEST_FIRST : FROM_GROUP_NEWEST_FIRST} ${FILTER_BESIDES_GROUP}`;
   return db.query<ExecutionRow>(
-    `select ${EXECUTION_ROW_COLUMNS} ${FROM} ${FILTER} ${orderClause(ORDER_COLUMNS, order.field, order.order, 'e.uuid', ['CREDIT_USED'])}
+    `select ${EXECUTION_ROW_COLUMNS} ${from} ${orderClause(ORDER_COLUMNS, order.field, order.order, 'e.uuid', ['CREDIT_USED'])}
      limit $8 offset $9`,
     [...filterParams(organizationId, filter), paging.limit, paging.offset],
   );
 }
+
+/**
+ * An error group's executions, read from the group (migration 0008): its rows of the window, in
+ * the order of their execution's start, each execution looked up by (start, uuid). A page in
+ * start order reads the group's rows of the window in that order and stops when it is full,
+ * however many executions the window holds; other orders sort the group's executions of the window.
+ */
+function fromGroup(direction: 'asc' | 'desc'): string {
+  return `from (
+    select distinct g.started_at, g.execution_uuid from execution_error_groups g
+    where g.organization_id = $1 and g.fingerprint = $7
+      and g.started_at >= coalesce($5::timestamptz, '-infinity') and g.started_at <= coalesce($6::timestamptz, 'infinity')
+    order by g.started_at ${direction}, g.execution_uuid ${direction}
+  ) m
+  join executions e on e.organization_id = $1 and e.started_at = m.started_at and e.uuid = m.execution_uuid
+  join workflows w on w.organization_id = e.organization_id and w.uuid = e.workflow_uuid`;
+}
+
+const FROM_GROUP_NEWEST_FIRST = fromGroup('desc');
+const FROM_GROUP_OLDEST_FIRST = fromGroup('asc');
 
 /** Exact count by scanning the matching rows; used only for filters rollups cannot answer (search, error group). */
 export async function countExecutionsByScan(
