@@ -41,18 +41,14 @@ const FROM = `from executions e join workflows w on w.organization_id = e.organi
 export const EXECUTION_ROW_COLUMNS = `e.uuid, e.workflow_uuid, e.id, w.name as workflow_name, w.workflow_id, e.status, e.classified_status,
   e.started_at, e.finished_at, trim_scale(e.credit_used)::text as credit_used, e.errors, e.executed_in_tee`;
 
-const FILTER_BESIDES_GROUP = `
+/** $1-$6 of filterParams; $7, the error group, is read by fromGroup (fromWhere). */
+const FILTER = `
   where e.organization_id = $1
     and ($2::uuid is null or e.workflow_uuid = $2)
     and ($3::text[] is null or e.status = any($3))
     and ($4::text is null or e.id ilike $4 or e.uuid::text ilike $4 or w.name ilike $4)
     and ($5::timestamptz is null or e.started_at >= $5)
     and ($6::timestamptz is null or e.started_at <= $6)`;
-
-const FILTER = `${FILTER_BESIDES_GROUP}
-    and ($7::text is null or exists (
-      select 1 from execution_error_groups g
-      where g.organization_id = e.organization_id and g.execution_uuid = e.uuid and g.fingerprint = $7))`;
 
 function filterParams(organizationId: string, filter: ExecutionFilter): unknown[] {
   return [
@@ -73,12 +69,8 @@ export async function listExecutions(
   order: ExecutionOrder,
   paging: Paging,
 ): Promise<ExecutionRow[]> {
-  const from =
-    filter.errorFingerprint === undefined
-      ? `${FROM} ${FILTER}`
-      : `${order.order === 'ASC' ? FROM_GROUP_OLDEST_FIRST : FROM_GROUP_NEWEST_FIRST} ${FILTER_BESIDES_GROUP}`;
   return db.query<ExecutionRow>(
-    `select ${EXECUTION_ROW_COLUMNS} ${from} ${orderClause(ORDER_COLUMNS, order.field, order.order, 'e.uuid', ['CREDIT_USED'])}
+    `select ${EXECUTION_ROW_COLUMNS} ${fromWhere(filter, order.order)} ${orderClause(ORDER_COLUMNS, order.field, order.order, 'e.uuid', ['CREDIT_USED'])}
      limit $8 offset $9`,
     [...filterParams(organizationId, filter), paging.limit, paging.offset],
   );
@@ -104,14 +96,20 @@ function fromGroup(direction: 'asc' | 'desc'): string {
 const FROM_GROUP_NEWEST_FIRST = fromGroup('desc');
 const FROM_GROUP_OLDEST_FIRST = fromGroup('asc');
 
-/** Exact count by scanning the matching rows; used only for filters rollups cannot answer (search, error group). */
+/** The rows a filter selects: an error group's from the group, others from the executions. */
+function fromWhere(filter: ExecutionFilter, order: SortingOrder): string {
+  if (filter.errorFingerprint === undefined) return `${FROM} ${FILTER} and $7::text is null`;
+  return `${order === 'ASC' ? FROM_GROUP_OLDEST_FIRST : FROM_GROUP_NEWEST_FIRST} ${FILTER}`;
+}
+
+/** Exact count by scanning the matching rows; used only for filters rollups cannot answer (search, an error group with statuses). */
 export async function countExecutionsByScan(
   db: Queryable,
   organizationId: string,
   filter: ExecutionFilter,
 ): Promise<number> {
   const [row] = await db.query<{ n: number }>(
-    `select count(*)::int as n ${FROM} ${FILTER}`,
+    `select count(*)::int as n ${fromWhere(filter, 'DESC')}`,
     filterParams(organizationId, filter),
   );
   return row?.n ?? 0;
