@@ -112,7 +112,8 @@ const DAY_GRAIN = GRAINS.at(-1)!;
 /**
  * The earliest or latest stored execution of each group (`$2`) among the organization's visible
  * workflows: the first day rollup row with executions, then the first 5-minute row of that day,
- * then the raw executions of that bucket; a few index probes per group, whatever its size. When
+ * then the group's rows of that bucket (dated by their execution's start, migration 0008); a few
+ * index probes per group, whatever its size or the bucket's. When
  * retention dropped that bucket's executions, the bucket's start stands for them (uuid null).
  */
 const boundSql = (direction: 'asc' | 'desc') => `
@@ -134,13 +135,12 @@ const boundSql = (direction: 'asc' | 'desc') => `
     order by r.bucket_start ${direction} limit 1
   ) bucket
   left join lateral (
-    select x.uuid, x.started_at from executions x
-    where x.organization_id = $1 and x.started_at >= bucket.bucket_start
-      and x.started_at < bucket.bucket_start + make_interval(secs => ${FINEST_GRAIN.seconds})
+    select x.uuid, x.started_at from execution_error_groups g
+    join executions x on x.organization_id = $1 and x.started_at = g.started_at and x.uuid = g.execution_uuid
+    where g.organization_id = $1 and g.fingerprint = f.fingerprint and g.started_at >= bucket.bucket_start
+      and g.started_at < bucket.bucket_start + make_interval(secs => ${FINEST_GRAIN.seconds})
       and x.workflow_uuid in (select uuid from workflows where organization_id = $1)
-      and exists (select 1 from execution_error_groups g
-                  where g.organization_id = $1 and g.execution_uuid = x.uuid and g.fingerprint = f.fingerprint)
-    order by x.started_at ${direction}, x.uuid ${direction} limit 1
+    order by g.started_at ${direction}, g.execution_uuid ${direction} limit 1
   ) e on true`;
 
 /** The errors an execution carries: its own, then its calls' (in a fixed order, whatever the arrival). */
