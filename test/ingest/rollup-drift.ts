@@ -165,8 +165,10 @@ export async function rollupDrift(db: Database): Promise<{ expected: string; act
   }
   for (const [key, rows] of errorRows) {
     const [org, uuid] = key.split('/') as [string, string];
-    for (const [id, occurrences] of rows) index.add(`${org}/${uuid}/${id}`, [occurrences]);
     const execution = byUuid.get(uuid);
+    // Each row is dated by its execution's start, undated while the execution has not arrived.
+    const start = execution ? execution.started_at.getTime() : null;
+    for (const [id, occurrences] of rows) index.add(`${org}/${uuid}/${id}/${start}`, [occurrences]);
     if (!execution) continue;
     const anyLevel = new Map<string, number>();
     for (const [id, occurrences] of rows) {
@@ -200,8 +202,8 @@ export async function rollupDrift(db: Database): Promise<{ expected: string; act
     `select organization_id, grain, bucket_start, workflow_uuid, fingerprint, capability_id, occurrences, execution_count
      from error_group_rollups where execution_count <> 0 or occurrences <> 0`,
   );
-  const storedIndex = await db.query<Record<string, string | number>>(
-    'select organization_id, execution_uuid, fingerprint, capability_id, occurrences from execution_error_groups',
+  const storedIndex = await db.query<Record<string, string | number | Date | null>>(
+    'select organization_id, execution_uuid, fingerprint, capability_id, occurrences, started_at from execution_error_groups',
   );
   const time = (value: unknown) => (value as Date).getTime();
   return difference(
@@ -232,7 +234,7 @@ export async function rollupDrift(db: Database): Promise<{ expected: string; act
         [Number(r.occurrences), Number(r.execution_count)],
       ]),
       ...storedIndex.map((r): [string, Values] => [
-        `index/${r.organization_id}/${r.execution_uuid}/${r.fingerprint}/${r.capability_id}`,
+        `index/${r.organization_id}/${r.execution_uuid}/${r.fingerprint}/${r.capability_id}/${r.started_at === null ? null : time(r.started_at)}`,
         [Number(r.occurrences)],
       ]),
     ]),
