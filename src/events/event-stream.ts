@@ -17,6 +17,8 @@ export class EventStream {
   /** The id of the last change this stream has passed (sent or filtered out). */
   after: number;
   private pausedSince: number | undefined;
+  /** Heartbeat checks that have found it paused since it last drained. */
+  private checksPaused = 0;
   private closed = false;
 
   constructor(
@@ -29,6 +31,7 @@ export class EventStream {
     this.after = after;
     response.on('drain', () => {
       this.pausedSince = undefined;
+      this.checksPaused = 0;
     });
   }
 
@@ -48,9 +51,16 @@ export class EventStream {
     return false;
   }
 
-  /** Whether it has been paused for longer than `slowMs` (a client not reading). */
+  /**
+   * Whether it has been paused for longer than `slowMs` (a client not reading), as found by a
+   * heartbeat check. A check that first finds it paused never cuts it: when this process was busy
+   * (a long batch, a loaded machine) the client's reads wait behind that same check, and it must
+   * get the event loop's next turn to drain before a later check may judge it.
+   */
   isStalled(now: number, slowMs: number): boolean {
-    return this.pausedSince !== undefined && now - this.pausedSince > slowMs;
+    if (this.pausedSince === undefined) return false;
+    this.checksPaused++;
+    return this.checksPaused > 1 && now - this.pausedSince > slowMs;
   }
 
   /** Ends the response cleanly (server shutdown) or cuts it (a stalled client). */
