@@ -56,19 +56,42 @@ function rollupColumns(rollup: AnyRollup): string[] {
   ];
 }
 
-function summed(rollup: AnyRollup, name: string): string {
+/** A measure summed over rows, read from `column` (the measure's own column by default). */
+function summed(rollup: AnyRollup, name: string, column = name): string {
   switch (rollup.measures[name]) {
     case 'count':
-      return `sum(${name})::int8 as ${name}`;
+      return `sum(${column})::int8 as ${name}`;
     case 'decimal':
-      return `trim_scale(sum(${name}))::text as ${name}`;
+      return `trim_scale(sum(${column}))::text as ${name}`;
     case 'min':
-      return `min(${name})::int8 as ${name}`;
+      return `min(${column})::int8 as ${name}`;
     case 'max':
-      return `max(${name})::int8 as ${name}`;
+      return `max(${column})::int8 as ${name}`;
     default:
       throw new Error(`${name} is not summed in SQL`);
   }
+}
+
+/**
+ * The raw rows of the window's edges, in the rollup rows' shape. With a histogram they are summed
+ * here per window, dimensions and bin (a raw row's histogram is one item in bin `<m>_lo`), so that
+ * what is sent on is bounded by the bins, not by the rows the edges hold; without one the whole
+ * answer is summed below.
+ */
+function rawPart(rollup: AnyRollup, raw: string): string {
+  const from = `from pieces p cross join lateral (${raw}) c where p.grain = ${RAW}`;
+  if (!hasHistogram(rollup)) return `select p.window_key, c.* ${from}`;
+  const histograms = rollup.measureNames.filter((name) => rollup.measures[name] === 'histogram');
+  const keep = [...rollup.dimensionNames, ...histograms.map((name) => `${name}_lo`)];
+  const measures = rollup.measureNames.flatMap((name) => {
+    const kind = rollup.measures[name];
+    if (kind === 'histogram') return [`c.${name}_lo`, `count(c.${name})::text as ${name}`];
+    // A decimal stays numeric, as the rollup rows beside it have it.
+    return [kind === 'decimal' ? `sum(c.${name}) as ${name}` : summed(rollup, name, `c.${name}`)];
+  });
+  return `select p.window_key, ${rollup.dimensionNames.map((name) => `c.${name}`).join(', ')}, ${measures.join(', ')}
+       ${from}
+       group by p.window_key, ${keep.map((name) => `c.${name}`).join(', ')}`;
 }
 
 /**
@@ -110,10 +133,7 @@ function windowSql(rollup: AnyRollup, scope: Scope, groupBy: readonly string[]):
        ) c
        where p.grain > 0
        union all
-       select p.window_key, c.*
-       from pieces p
-       cross join lateral (${raw}) c
-       where p.grain = ${RAW}
+       ${rawPart(rollup, raw)}
      )`;
   if (hasHistogram(rollup)) return `${parts} select * from parts`;
   const keep = ['window_key', ...groupBy];

@@ -226,6 +226,54 @@ describe('durationStats', () => {
     assert.ok(durationsOf(items, visible, { ...windows[0]! }).length > 150);
   });
 
+  it("counts every duration of a window's partial edges, however many share a histogram bin", async () => {
+    const t = await createTenant(ctx.db);
+    const wf = workflow(t.organizationId);
+    // Two executions a minute from T0, in the first three 5-minute buckets; many share a duration.
+    const runs = [250, 250, 250, 251, 4000, 4000, 4000, 250, 17, 17, 250, 4000].map((ms, i) => ({
+      ms,
+      startedAt: T0 + 30 * SECOND + i * 75 * SECOND,
+      uuid: randomUUID(),
+    }));
+    const calls = runs.map((run, i) => ({ ...run, ms: i % 3 === 0 ? 80 : 81 }));
+    await ingest(ctx.db, [
+      wf,
+      ...runs.map((run) =>
+        execution(t.organizationId, wf.uuid as string, {
+          uuid: run.uuid,
+          status: 'SUCCESS',
+          startedAt: iso(run.startedAt),
+          finishedAt: iso(run.startedAt + run.ms),
+        }),
+      ),
+      ...calls.map((call) =>
+        event(t.organizationId, call.uuid, {
+          capabilityID: 'cap-a@1',
+          status: 'COMPLETED',
+          startedAt: iso(call.startedAt + SECOND),
+          finishedAt: iso(call.startedAt + SECOND + call.ms),
+        }),
+      ),
+    ]);
+    const windows = [
+      { from: T0 + 10 * SECOND, to: T0 + 4 * MINUTE }, // inside one bucket: all raw
+      { from: T0 + MINUTE, to: T0 + 13 * MINUTE }, // two raw edges around a whole bucket
+    ];
+    for (const window of windows) {
+      const inside = (at: number) => at >= window.from && at <= window.to;
+      const durations = runs.filter((run) => inside(run.startedAt)).map((run) => run.ms);
+      const callDurations = calls.filter((call) => inside(call.startedAt + SECOND)).map((call) => call.ms);
+      assert.ok(durations.length >= 3 && callDurations.length >= 3);
+      const input = { from: iso(window.from), to: iso(window.to) };
+      assertStats(await stats(t.key, input), durations, `executions ${JSON.stringify(input)}`);
+      assertStats(
+        await stats(t.key, { ...input, capabilityID: 'cap-a@1' }),
+        callDurations,
+        `calls ${JSON.stringify(input)}`,
+      );
+    }
+  });
+
   it('takes a replaced duration away from min and max at every grain, organization-wide and per workflow', async () => {
     const t = await createTenant(ctx.db);
     const wf = workflow(t.organizationId);
