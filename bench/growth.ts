@@ -12,12 +12,18 @@
  * The cost ratio is the small dataset's requests a second over the large one's (above 1: the
  * large one is slower); the aggregate target is at most 1.5. Writes bench/results/growth.{json,md}
  * (growth-partial.{json,md} when `--only` picks some of the queries).
+ *
+ * With `--ref <commit>` it compares versions instead, the same way: that commit (built apart, see
+ * lib/ref-build.ts) and this checkout, each with its own server on the `--small` dataset; the
+ * ratio is then the commit's requests a second over this checkout's (below 1: this checkout is
+ * faster). Writes bench/results/versions(-partial).{json,md}.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { closedLoop } from './lib/closed-loop.js';
 import { type DatasetInfo, ensureDataset } from './lib/dataset.js';
 import { GraphqlHttpClient } from './lib/http-client.js';
+import { buildRef } from './lib/ref-build.js';
 import { ServerProcess } from './lib/server-process.js';
 import { medianSummary, type Summary } from './lib/stats.js';
 import { benchServerEnv, warmUp } from './lib/warm-up.js';
@@ -35,6 +41,8 @@ const { values: args } = parseArgs({
     port: { type: 'string', default: '4740' },
     /** Only the queries whose name matches this regular expression (the trivial one always runs). */
     only: { type: 'string' },
+    /** Compare this commit with the checkout on the small dataset instead of two datasets. */
+    ref: { type: 'string' },
   },
 });
 const command = `node --import tsx bench/growth.ts ${process.argv.slice(2).join(' ')}`.trim();
@@ -52,16 +60,23 @@ interface Side {
   readonly dataset: DatasetInfo;
   readonly server: ServerProcess;
 }
+const refCli = args.ref === undefined ? undefined : buildRef(args.ref);
+/** What each side is called in the table: the datasets' sizes, or the commit and this checkout. */
+const label = { small: args.ref ?? 'small', large: args.ref === undefined ? 'large' : 'now' };
 const sides: Side[] = [];
 for (const [index, name] of (['small', 'large'] as const).entries()) {
   // Each dataset's loader (if it must be loaded) listens on the server's port plus one.
-  const dataset = await ensureDataset({
-    adminUrl: args['pg-url']!,
-    executions: Number(args[name]),
-    port: port + 2 * index + 1,
-  });
-  const server = await ServerProcess.start(benchServerEnv(dataset.databaseUrl), port + 2 * index);
-  console.log(`${name}: ${dataset.facts.totalExecutions} executions at ${server.url}`);
+  const dataset =
+    refCli !== undefined && index === 1
+      ? sides[0]!.dataset
+      : await ensureDataset({
+          adminUrl: args['pg-url']!,
+          executions: Number(args[name]),
+          port: port + 2 * index + 1,
+        });
+  const cli = index === 0 ? refCli : undefined;
+  const server = await ServerProcess.start(benchServerEnv(dataset.databaseUrl), port + 2 * index, { cli });
+  console.log(`${label[name]}: ${dataset.facts.totalExecutions} executions at ${server.url}`);
   sides.push({ name, dataset, server });
 }
 for (const side of sides) {
@@ -114,11 +129,17 @@ for (const side of sides) await side.server.stop();
 
 const f1 = (n: number) => n.toFixed(1);
 const sizes = sides.map((side) => side.dataset.facts.totalExecutions.toLocaleString('en-US'));
+const compared =
+  refCli === undefined
+    ? `${sizes[1]} executions against ${sizes[0]}`
+    : `this checkout against ${args.ref} on ${sizes[0]} executions`;
+const ratioName = refCli === undefined ? 'cost ratio' : `ratio ${args.ref} / now`;
+const { small: s, large: l } = label;
 const markdown = [
-  `Measured ${new Date().toISOString()}: ${sizes[1]} executions against ${sizes[0]}, side by side, ` +
+  `Measured ${new Date().toISOString()}: ${compared}, side by side, ` +
     `median of ${rounds} alternating rounds of ${seconds} s. Command: \`${command}\`.`,
   '',
-  '| query | conn | req/s small | req/s large | cost ratio | p50 ms small | p50 ms large | p99 ms small | p99 ms large | p99 target | errors |',
+  `| query | conn | req/s ${s} | req/s ${l} | ${ratioName} | p50 ms ${s} | p50 ms ${l} | p99 ms ${s} | p99 ms ${l} | p99 target | errors |`,
   '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ...rows.map(
     (r) =>
@@ -127,12 +148,13 @@ const markdown = [
       ` | ${r.p99TargetMs} | ${r.small.errors + r.large.errors} |`,
   ),
   '',
-  `Peak server resident memory: ${peakRssMb.small} MB (small), ${peakRssMb.large} MB (large).`,
+  `Peak server resident memory: ${peakRssMb.small} MB (${s}), ${peakRssMb.large} MB (${l}).`,
   '',
 ].join('\n');
 const result = {
   command,
   date: new Date().toISOString(),
+  ...(args.ref === undefined ? {} : { ref: args.ref }),
   datasets: Object.fromEntries(sides.map((side) => [side.name, side.dataset.facts.totalExecutions])),
   rounds,
   seconds,
@@ -140,7 +162,7 @@ const result = {
   rows,
 };
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
-const name = only ? 'growth-partial' : 'growth';
+const name = `${refCli === undefined ? 'growth' : 'versions'}${only ? '-partial' : ''}`;
 writeFileSync(new URL(`./results/${name}.json`, import.meta.url), `${JSON.stringify(result, null, 2)}\n`);
 writeFileSync(new URL(`./results/${name}.md`, import.meta.url), markdown);
 console.log(`\n${markdown}`);
