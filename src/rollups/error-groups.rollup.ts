@@ -15,31 +15,32 @@ export const errorGroupCounts = defineRollup({
   table: 'error_group_rollups',
   dimensions: { workflow_uuid: 'uuid', fingerprint: 'text', capability_id: 'text' },
   measures: { occurrences: 'count', execution_count: 'count' },
-  // Driven by the executions of the window's edge, each probing its own groups (offset 0 keeps
-  // the planner from joining every execution's groups by hash: it cannot know how few
-  // executions an edge holds).
+  // Driven by the error rows of the window's edge (dated by their execution's start, migration
+  // 0008): only executions with errors are read, each probing its execution for its workflow
+  // (offset 0 keeps the planner from joining every execution by hash: it cannot know how few
+  // rows an edge holds).
   raw: (sql) => `
     select e.workflow_uuid, g.fingerprint, g.capability_id, g.occurrences, 1::int8 as execution_count
-    from executions e
+    from execution_error_groups g
     cross join lateral (
-      select g.fingerprint, g.capability_id, g.occurrences from execution_error_groups g
-      where g.organization_id = e.organization_id and g.execution_uuid = e.uuid
-        and ${sql.filter('fingerprint', 'g.fingerprint')} and ${sql.filter('capability_id', 'g.capability_id')}
+      select x.workflow_uuid from executions x
+      where x.organization_id = g.organization_id and x.started_at = g.started_at and x.uuid = g.execution_uuid
       offset 0
-    ) g
-    where e.organization_id = $1 ${sql.scope('e.workflow_uuid')}
-      and e.started_at >= p.lo and e.started_at < coalesce(p.hi, 'infinity')
-      and ${sql.filter('workflow_uuid', 'e.workflow_uuid')}
+    ) e
+    where g.organization_id = $1 and g.started_at >= p.lo and g.started_at < coalesce(p.hi, 'infinity')
+      and ${sql.filter('fingerprint', 'g.fingerprint')} and ${sql.filter('capability_id', 'g.capability_id')}
+      ${sql.scope('e.workflow_uuid')} and ${sql.filter('workflow_uuid', 'e.workflow_uuid')}
     union all
-    select e.workflow_uuid, g.fingerprint, '${ANY_LEVEL}'::text, g.occurrences, 1::int8
-    from executions e
+    select e.workflow_uuid, g.fingerprint, '${ANY_LEVEL}'::text, sum(g.occurrences)::int8, 1::int8
+    from execution_error_groups g
     cross join lateral (
-      select g.fingerprint, sum(g.occurrences)::int8 as occurrences from execution_error_groups g
-      where g.organization_id = e.organization_id and g.execution_uuid = e.uuid
-        and ${sql.filter('fingerprint', 'g.fingerprint')}
-      group by g.fingerprint
-    ) g
-    where e.organization_id = $1 ${sql.scope('e.workflow_uuid')}
-      and e.started_at >= p.lo and e.started_at < coalesce(p.hi, 'infinity')
-      and ${sql.filter('workflow_uuid', 'e.workflow_uuid')} and ${sql.filter('capability_id', `'${ANY_LEVEL}'`)}`,
+      select x.workflow_uuid from executions x
+      where x.organization_id = g.organization_id and x.started_at = g.started_at and x.uuid = g.execution_uuid
+      offset 0
+    ) e
+    where g.organization_id = $1 and g.started_at >= p.lo and g.started_at < coalesce(p.hi, 'infinity')
+      and ${sql.filter('fingerprint', 'g.fingerprint')}
+      ${sql.scope('e.workflow_uuid')} and ${sql.filter('workflow_uuid', 'e.workflow_uuid')}
+      and ${sql.filter('capability_id', `'${ANY_LEVEL}'`)}
+    group by e.workflow_uuid, g.execution_uuid, g.fingerprint`,
 });

@@ -18,6 +18,9 @@ update execution_error_groups g set started_at = e.started_at
 
 create index execution_error_groups_by_start on execution_error_groups
   (organization_id, fingerprint, started_at, execution_uuid);
+-- A window's partial edges read the error rows of the edge by their start (error-groups.rollup.ts),
+-- not every execution of the edge.
+create index execution_error_groups_by_org_start on execution_error_groups (organization_id, started_at);
 -- Its probes by (organization, fingerprint, execution) are served by the primary key
 -- (organization, execution, fingerprint, capability).
 drop index if exists execution_error_groups_fingerprint;
