@@ -200,7 +200,7 @@ export class EventHub {
     const comment = sseComment('keep-alive');
     for (const stream of this.streams) {
       // A client that has not taken two heartbeats' worth of time to read is cut (30 s by default).
-      if (stream.isStalled(now, 2 * this.options.heartbeatMs)) {
+      if (stream.checkStalled(now, 2 * this.options.heartbeatMs)) {
         stream.close(true);
         this.remove(stream);
       } else if (!stream.paused) {

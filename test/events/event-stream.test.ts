@@ -46,9 +46,9 @@ describe('an event stream whose client stops reading', () => {
     fill(stream);
     const late = Date.now() + 60_000;
     // The first check finds it paused long ago (this process may have kept its client from reading).
-    assert.equal(stream.isStalled(late, 300), false);
+    assert.equal(stream.checkStalled(late, 300), false);
     // A later check finds it still paused: its client had the loop's turns in between.
-    assert.equal(stream.isStalled(late, 300), true);
+    assert.equal(stream.checkStalled(late, 300), true);
 
     // Once it drains, it starts over: paused anew, it again needs two checks.
     client.resume();
@@ -56,11 +56,11 @@ describe('an event stream whose client stops reading', () => {
       const poll = () => (stream.paused ? setTimeout(poll, 5) : resolve());
       poll();
     });
-    assert.equal(stream.isStalled(late, 300), false);
+    assert.equal(stream.checkStalled(late, 300), false);
     client.pause();
     fill(stream);
-    assert.equal(stream.isStalled(Date.now(), 300), false);
-    assert.equal(stream.isStalled(Date.now(), 300), false, 'not before its time is up');
-    assert.equal(stream.isStalled(Date.now() + 60_000, 300), true);
+    assert.equal(stream.checkStalled(Date.now(), 300), false);
+    assert.equal(stream.checkStalled(Date.now(), 300), false, 'not before its time is up');
+    assert.equal(stream.checkStalled(Date.now() + 60_000, 300), true);
   });
 });
