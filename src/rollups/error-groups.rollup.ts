@@ -16,31 +16,26 @@ export const errorGroupCounts = defineRollup({
   dimensions: { workflow_uuid: 'uuid', fingerprint: 'text', capability_id: 'text' },
   measures: { occurrences: 'count', execution_count: 'count' },
   // Driven by the error rows of the window's edge (dated by their execution's start, migration
-  // 0008): only executions with errors are read, each probing its execution for its workflow
-  // (offset 0 keeps the planner from joining every execution by hash: it cannot know how few
-  // rows an edge holds).
+  // 0008): only executions with errors are read, each probing its execution once for its
+  // workflow (offset 0 keeps the planner from joining every execution by hash: it cannot know how
+  // few rows an edge holds). Each row counts at its level, and each execution once at any level.
   raw: (sql) => `
-    select e.workflow_uuid, g.fingerprint, g.capability_id, g.occurrences, 1::int8 as execution_count
-    from execution_error_groups g
-    cross join lateral (
-      select x.workflow_uuid from executions x
-      where x.organization_id = g.organization_id and x.started_at = g.started_at and x.uuid = g.execution_uuid
-      offset 0
-    ) e
-    where g.organization_id = $1 and g.started_at >= p.lo and g.started_at < coalesce(p.hi, 'infinity')
-      and ${sql.filter('fingerprint', 'g.fingerprint')} and ${sql.filter('capability_id', 'g.capability_id')}
-      ${sql.scope('e.workflow_uuid')} and ${sql.filter('workflow_uuid', 'e.workflow_uuid')}
+    with edge as (
+      select e.workflow_uuid, g.execution_uuid, g.fingerprint, g.capability_id, g.occurrences
+      from execution_error_groups g
+      cross join lateral (
+        select x.workflow_uuid from executions x
+        where x.organization_id = g.organization_id and x.started_at = g.started_at and x.uuid = g.execution_uuid
+        offset 0
+      ) e
+      where g.organization_id = $1 and g.started_at >= p.lo and g.started_at < coalesce(p.hi, 'infinity')
+        and ${sql.filter('fingerprint', 'g.fingerprint')}
+        ${sql.scope('e.workflow_uuid')} and ${sql.filter('workflow_uuid', 'e.workflow_uuid')}
+    )
+    select workflow_uuid, fingerprint, capability_id, occurrences, 1::int8 as execution_count
+    from edge where ${sql.filter('capability_id', 'capability_id')}
     union all
-    select e.workflow_uuid, g.fingerprint, '${ANY_LEVEL}'::text, sum(g.occurrences)::int8, 1::int8
-    from execution_error_groups g
-    cross join lateral (
-      select x.workflow_uuid from executions x
-      where x.organization_id = g.organization_id and x.started_at = g.started_at and x.uuid = g.execution_uuid
-      offset 0
-    ) e
-    where g.organization_id = $1 and g.started_at >= p.lo and g.started_at < coalesce(p.hi, 'infinity')
-      and ${sql.filter('fingerprint', 'g.fingerprint')}
-      ${sql.scope('e.workflow_uuid')} and ${sql.filter('workflow_uuid', 'e.workflow_uuid')}
-      and ${sql.filter('capability_id', `'${ANY_LEVEL}'`)}
-    group by e.workflow_uuid, g.execution_uuid, g.fingerprint`,
+    select workflow_uuid, fingerprint, '${ANY_LEVEL}'::text, sum(occurrences)::int8, 1::int8
+    from edge where ${sql.filter('capability_id', `'${ANY_LEVEL}'`)}
+    group by workflow_uuid, execution_uuid, fingerprint`,
 });
