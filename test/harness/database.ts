@@ -8,6 +8,7 @@ import { openPostgres } from '../../src/db/postgres.js';
 /** Which database the suite runs on: WFAPI_TEST_DB=pglite (default) or postgres (TEST_DATABASE_URL). */
 export const TEST_DB = process.env.WFAPI_TEST_DB === 'postgres' ? 'postgres' : 'pglite';
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const DEADLOCK_DETECTED = '40P01';
 
 export interface TestDatabase {
   readonly db: Database;
@@ -54,7 +55,18 @@ export async function openTestDatabase(options: { migrate?: boolean } = {}): Pro
       const tables = await db.query<{ tablename: string }>(
         `select tablename from pg_tables where schemaname = 'public' and tablename <> 'schema_migrations'`,
       );
-      await db.query(`truncate ${tables.map((t) => `"${t.tablename}"`).join(', ')} restart identity cascade`);
+      const truncate = `truncate ${tables.map((t) => `"${t.tablename}"`).join(', ')} restart identity cascade`;
+      // The server's background work (alert evaluation, deliveries, rollup refresh) may still hold a
+      // table this statement locks and then want one it has locked already. PostgreSQL then aborts
+      // one side with a deadlock; when it picks the truncate, take the locks again.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await db.query(truncate);
+          return;
+        } catch (error) {
+          if ((error as { code?: string }).code !== DEADLOCK_DETECTED || attempt === 5) throw error;
+        }
+      }
     },
     async close() {
       // The scratch database is dropped even when closing the pool fails.
