@@ -3,6 +3,9 @@
  * it with one query at `--concurrency` for `--seconds`, stops it, and prints self time by function.
  *
  *   node --import tsx bench/profile-cheap.ts --executions 100000 --query trivial|one [--concurrency 16] [--seconds 8]
+ *
+ * `--query` may also name any query of the mix (bench/queries.ts) by a regular expression over its
+ * name, e.g. `--query "capability stats"`.
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +16,7 @@ import { ensureDataset } from './lib/dataset.js';
 import { GraphqlHttpClient } from './lib/http-client.js';
 import { ServerProcess } from './lib/server-process.js';
 import { benchServerEnv } from './lib/warm-up.js';
-import { EXECUTION_FIELDS } from './queries.js';
+import { EXECUTION_FIELDS, FULL_MIX } from './queries.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -34,13 +37,20 @@ const dataset = await ensureDataset({
 const dir = mkdtempSync(join(tmpdir(), 'wfapi-prof-'));
 process.env.BENCH_SERVER_NODE_ARGS = `--cpu-prof --cpu-prof-dir=${dir}`;
 const server = await ServerProcess.start(benchServerEnv(dataset.databaseUrl), Number(args.port));
-const [query, variables] =
-  args.query === 'one'
-    ? [
-        `query One($input: WorkflowExecutionInput!) { workflowExecution(input: $input) { data { ${EXECUTION_FIELDS} } } }`,
-        { input: { uuid: dataset.facts.executionUuid } },
-      ]
-    : ['{ __typename }', {}];
+function chosenQuery(name: string): [string, Record<string, unknown>] {
+  if (name === 'trivial') return ['{ __typename }', {}];
+  if (name === 'one') {
+    return [
+      `query One($input: WorkflowExecutionInput!) { workflowExecution(input: $input) { data { ${EXECUTION_FIELDS} } } }`,
+      { input: { uuid: dataset.facts.executionUuid } },
+    ];
+  }
+  const pattern = new RegExp(name);
+  const found = FULL_MIX.find((q) => pattern.test(q.name));
+  if (!found) throw new Error(`no query of the mix matches ${name}`);
+  return [found.query, found.variables(dataset.facts)];
+}
+const [query, variables] = chosenQuery(args.query!);
 const concurrency = Number(args.concurrency);
 const client = new GraphqlHttpClient(server.url, dataset.key, concurrency);
 await closedLoop(() => client.post(query, variables), { concurrency, seconds: 2 });

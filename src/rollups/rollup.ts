@@ -47,7 +47,10 @@ export type MeasureValue<K extends MeasureKind> = K extends 'decimal'
 export interface RawSql {
   /** `and <column> = p.workflow_uuid` for per-workflow windows, else the organization's visible workflows. */
   scope(workflowColumn: string): string;
-  /** `($n::type[] is null or <column> = any($n))`: the reader's filter on a dimension. */
+  /**
+   * The reader's filter on a dimension: `<column>` is one of the allowed values (when some are
+   * given) and none of the excepted ones (when some are given).
+   */
   filter(dimension: string, column: string): string;
 }
 

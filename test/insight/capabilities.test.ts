@@ -84,7 +84,8 @@ describe('capabilityStats', () => {
   /**
    * Calls of several capabilities over three hours, with statuses that succeed (COMPLETED,
    * SUCCESS) and others that do not (FAILED, TIMEOUT, a lower-case `completed`), some with errors,
-   * some unfinished; their executions start up to ten minutes before them.
+   * some unfinished; their executions start up to ten minutes before them and finish after them
+   * (so that the executions' own durations are stored beside the calls', and must stay apart).
    */
   async function seedMany(t: Tenant) {
     const random = seeded(20260701);
@@ -99,6 +100,7 @@ describe('capabilityStats', () => {
       const run = execution(t.organizationId, wf, {
         status: 'SUCCESS',
         startedAt: iso(callStart - Math.floor(random() * 10 * MINUTE)),
+        finishedAt: iso(callStart + 20 * MINUTE),
       });
       records.push(run);
       for (let k = 1 + Math.floor(random() * 3); k > 0; k--) {

@@ -229,10 +229,12 @@ describe('durationStats', () => {
   it("counts every duration of a window's partial edges, however many share a histogram bin", async () => {
     const t = await createTenant(ctx.db);
     const wf = workflow(t.organizationId);
-    // Two executions a minute from T0, in the first three 5-minute buckets; many share a duration.
-    const runs = [250, 250, 250, 251, 4000, 4000, 4000, 250, 17, 17, 250, 4000].map((ms, i) => ({
-      ms,
-      startedAt: T0 + 30 * SECOND + i * 75 * SECOND,
+    // Four executions a minute from T0, in the first three 5-minute buckets; most share a duration,
+    // so that a bin holds ten and more of them both in a whole bucket's row and in an edge.
+    const shape = [250, 250, 4000, 250, 250, 251, 17, 250];
+    const runs = Array.from({ length: 50 }, (_, i) => ({
+      ms: shape[i % shape.length]!,
+      startedAt: T0 + 30 * SECOND + i * 15 * SECOND,
       uuid: randomUUID(),
     }));
     const calls = runs.map((run, i) => ({ ...run, ms: i % 3 === 0 ? 80 : 81 }));
