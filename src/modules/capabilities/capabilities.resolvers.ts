@@ -1,5 +1,5 @@
 import type { Resolvers } from '../../schema/resolver-types.generated.js';
-import { percentile } from '../durations/percentiles.js';
+import { percentiles } from '../durations/percentiles.js';
 import { toPaging } from '../shared/paging.js';
 import { windowOf } from '../shared/time-window.js';
 import { normalizeUuid } from '../shared/uuid.js';
@@ -7,13 +7,14 @@ import { type CapabilityCalls, capabilityCalls } from './capabilities.store.js';
 
 function toCapabilityStats(calls: CapabilityCalls) {
   const extremes = { min: calls.minMs ?? 0, max: calls.maxMs ?? 0 };
+  const [p50Ms, p95Ms] = percentiles(calls.bins, [50, 95], extremes);
   return {
     capabilityID: calls.capabilityId,
     calls: calls.calls,
     failures: calls.failures,
     failureRate: calls.failures / calls.calls,
-    p50Ms: percentile(calls.bins, 50, extremes),
-    p95Ms: percentile(calls.bins, 95, extremes),
+    p50Ms,
+    p95Ms,
   };
 }
 

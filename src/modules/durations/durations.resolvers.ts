@@ -4,23 +4,24 @@ import { checkListBound } from '../shared/paging.js';
 import { windowOf } from '../shared/time-window.js';
 import { normalizeUuid } from '../shared/uuid.js';
 import { type DurationSummary, summarizeDurations } from './durations.store.js';
-import { percentile } from './percentiles.js';
+import { percentiles } from './percentiles.js';
 
 const EMPTY: DurationSummary = { count: 0, sumMs: 0, minMs: null, maxMs: null, bins: new Map() };
 
 export function toDurationStats(summary: DurationSummary) {
   const { count, minMs, maxMs, bins } = summary;
   const extremes = { min: minMs ?? 0, max: maxMs ?? 0 };
-  const at = (p: number) => (count === 0 ? null : percentile(bins, p, extremes));
+  const [p50Ms, p90Ms, p95Ms, p99Ms] =
+    count === 0 ? [null, null, null, null] : percentiles(bins, [50, 90, 95, 99], extremes);
   return {
     count,
     minMs: count === 0 ? null : minMs,
     maxMs: count === 0 ? null : maxMs,
     meanMs: count === 0 ? null : summary.sumMs / count,
-    p50Ms: at(50),
-    p90Ms: at(90),
-    p95Ms: at(95),
-    p99Ms: at(99),
+    p50Ms,
+    p90Ms,
+    p95Ms,
+    p99Ms,
     histogram: displayHistogram(bins).map((bucket) => ({
       fromMs: bucket.fromMs,
       // GraphQL floats are finite: the open-ended last bucket ends at the largest duration.
