@@ -64,7 +64,16 @@ async function seed(db: TestDatabase['db'], tenant: Tenant, months: readonly str
         finishedAt: new Date(start + (m + 1) * 1000 + k * 250).toISOString(),
         creditUsed: `${m + k}.5`,
         executedInTee: k === 0,
-        ...(failed ? { errors: [{ error: `out of gas: used ${m * 10 + k} of 100`, count: k }] } : {}),
+        ...(failed
+          ? {
+              errors: [
+                { error: `out of gas: used ${m * 10 + k} of 100`, count: k },
+                // A group only the first month has: once that month is dropped, its last sighting
+                // and sample come from what is kept with the group.
+                ...(m === 0 ? [{ error: `nonce too low: next is ${k}`, count: 1 }] : []),
+              ],
+            }
+          : {}),
       });
       byMonth.set(month, [...(byMonth.get(month) ?? []), e.uuid as string]);
       records.push(

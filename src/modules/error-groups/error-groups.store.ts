@@ -110,47 +110,67 @@ export interface GroupSightings {
 const DAY_GRAIN = GRAINS.at(-1)!;
 
 /**
- * The earliest or latest stored execution of each group (`$2`) among the organization's visible
- * workflows: the first day rollup row with executions, then the first 5-minute row of that day,
- * then the group's rows of that bucket (dated by their execution's start, migration 0008); a few
- * index probes per group, whatever its size or the bucket's. When
- * retention dropped that bucket's executions, the bucket's start stands for them (uuid null).
+ * The earliest (`first`) or latest (`last`) stored execution of the group `f.fingerprint` among
+ * the organization's visible workflows, as lateral joins named `<name>_day`, `<name>_bucket` and
+ * `<name>_execution`: the first day rollup row with executions, then the first 5-minute row of
+ * that day, then the group's rows of that bucket (dated by their execution's start, migration
+ * 0008); a few index probes per group, whatever its size or the bucket's. When retention dropped
+ * that bucket's executions, `<name>_execution` is null and the bucket's start stands for them.
  */
-const boundSql = (direction: 'asc' | 'desc') => `
-  select f.fingerprint, e.uuid, coalesce(e.started_at, bucket.bucket_start) as started_at
-  from unnest($2::text[]) as f(fingerprint)
+function boundJoins(name: 'first' | 'last'): string {
+  const direction = name === 'first' ? 'asc' : 'desc';
+  const visible = 'in (select uuid from workflows where organization_id = $1)';
+  return `
   cross join lateral (
     select r.bucket_start from ${errorGroupCounts.table} r
     where r.organization_id = $1 and r.fingerprint = f.fingerprint and r.capability_id = '${ANY_LEVEL}'
-      and r.grain = ${DAY_GRAIN.seconds} and r.execution_count > 0
-      and r.workflow_uuid in (select uuid from workflows where organization_id = $1)
+      and r.grain = ${DAY_GRAIN.seconds} and r.execution_count > 0 and r.workflow_uuid ${visible}
     order by r.bucket_start ${direction} limit 1
-  ) day
+  ) ${name}_day
   cross join lateral (
     select r.bucket_start from ${errorGroupCounts.table} r
     where r.organization_id = $1 and r.fingerprint = f.fingerprint and r.capability_id = '${ANY_LEVEL}'
       and r.grain = ${FINEST_GRAIN.seconds} and r.execution_count > 0
-      and r.bucket_start >= day.bucket_start and r.bucket_start < day.bucket_start + make_interval(secs => ${DAY_GRAIN.seconds})
-      and r.workflow_uuid in (select uuid from workflows where organization_id = $1)
+      and r.bucket_start >= ${name}_day.bucket_start
+      and r.bucket_start < ${name}_day.bucket_start + make_interval(secs => ${DAY_GRAIN.seconds})
+      and r.workflow_uuid ${visible}
     order by r.bucket_start ${direction} limit 1
-  ) bucket
+  ) ${name}_bucket
   left join lateral (
     select x.uuid, x.started_at from execution_error_groups g
     join executions x on x.organization_id = $1 and x.started_at = g.started_at and x.uuid = g.execution_uuid
-    where g.organization_id = $1 and g.fingerprint = f.fingerprint and g.started_at >= bucket.bucket_start
-      and g.started_at < bucket.bucket_start + make_interval(secs => ${FINEST_GRAIN.seconds})
-      and x.workflow_uuid in (select uuid from workflows where organization_id = $1)
+    where g.organization_id = $1 and g.fingerprint = f.fingerprint and g.started_at >= ${name}_bucket.bucket_start
+      and g.started_at < ${name}_bucket.bucket_start + make_interval(secs => ${FINEST_GRAIN.seconds})
+      and x.workflow_uuid ${visible}
     order by g.started_at ${direction}, g.execution_uuid ${direction} limit 1
-  ) e on true`;
+  ) ${name}_execution on true`;
+}
 
-/** The errors an execution carries: its own, then its calls' (in a fixed order, whatever the arrival). */
-const ERRORS_OF_EXECUTIONS = `
-  select x.uuid, case when jsonb_typeof(x.errors) = 'array' then x.errors else '[]'::jsonb end as errors,
-         coalesce((select jsonb_agg(v.errors order by v.started_at, v.capability_id, v.errors::text)
-                   from execution_events v
-                   where v.organization_id = $1 and v.workflow_execution_uuid = x.uuid
-                     and jsonb_typeof(v.errors) = 'array'), '[]'::jsonb) as call_errors
-  from executions x where x.organization_id = $1 and x.uuid = any($2::uuid[])`;
+/**
+ * Per group (`$2`): its first and last sighting, and the errors the latest execution carries (its
+ * own, then its calls' in a fixed order, whatever the arrival) or, when retention dropped that
+ * execution, the message stored with the group. One statement: every part is a probe per group.
+ */
+const SIGHTINGS_SQL = `
+  select f.fingerprint,
+         coalesce(first_execution.started_at, first_bucket.bucket_start) as first_seen_at,
+         coalesce(last_execution.started_at, last_bucket.bucket_start) as last_seen_at,
+         carried.errors, carried.call_errors,
+         case when last_execution.uuid is null then stored.sample_message end as stored_sample
+  from unnest($2::text[]) as f(fingerprint)
+  ${boundJoins('first')}
+  ${boundJoins('last')}
+  left join lateral (
+    select case when jsonb_typeof(x.errors) = 'array' then x.errors else '[]'::jsonb end as errors,
+           coalesce((select jsonb_agg(v.errors order by v.started_at, v.capability_id, v.errors::text)
+                     from execution_events v
+                     where v.organization_id = $1 and v.workflow_execution_uuid = x.uuid
+                       and jsonb_typeof(v.errors) = 'array'), '[]'::jsonb) as call_errors
+    from executions x
+    where x.organization_id = $1 and x.started_at = last_execution.started_at and x.uuid = last_execution.uuid
+  ) carried on true
+  left join error_groups stored on stored.organization_id = $1 and stored.fingerprint = f.fingerprint
+    and last_execution.uuid is null`;
 
 type ErrorList = Array<{ error: string; count: number }>;
 
@@ -165,41 +185,23 @@ export async function groupSightings(
   organizationId: string,
   fingerprints: readonly string[],
 ): Promise<Map<string, GroupSightings>> {
-  type Bound = { fingerprint: string; uuid: string | null; started_at: Date };
-  const [first, last] = await Promise.all([
-    db.query<Bound>(boundSql('asc'), [organizationId, fingerprints]),
-    db.query<Bound>(boundSql('desc'), [organizationId, fingerprints]),
-  ]);
-  const latest = new Map(last.map((row) => [row.fingerprint, row]));
-  const carried = await db.query<{ uuid: string; errors: ErrorList; call_errors: ErrorList[] }>(
-    ERRORS_OF_EXECUTIONS,
-    [organizationId, [...new Set(last.flatMap((row) => (row.uuid === null ? [] : [row.uuid])))]],
-  );
-  const errorsOf = new Map(carried.map((row) => [row.uuid, [...row.errors, ...row.call_errors.flat()]]));
-  // A group whose latest execution retention dropped keeps the message stored with the group.
-  const dropped = last.filter((row) => row.uuid === null).map((row) => row.fingerprint);
-  const storedSamples = new Map(
-    dropped.length === 0
-      ? []
-      : (
-          await db.query<{ fingerprint: string; sample_message: string }>(
-            'select fingerprint, sample_message from error_groups where organization_id = $1 and fingerprint = any($2::text[])',
-            [organizationId, dropped],
-          )
-        ).map((row) => [row.fingerprint, row.sample_message]),
-  );
+  const rows = await db.query<{
+    fingerprint: string;
+    first_seen_at: Date;
+    last_seen_at: Date;
+    errors: ErrorList | null;
+    call_errors: ErrorList[] | null;
+    stored_sample: string | null;
+  }>(SIGHTINGS_SQL, [organizationId, fingerprints]);
   const sightings = new Map<string, GroupSightings>();
-  for (const row of first) {
-    const end = latest.get(row.fingerprint);
-    if (!end) continue;
+  for (const row of rows) {
+    const carried = [...(row.errors ?? []), ...(row.call_errors ?? []).flat()];
     const sample =
-      end.uuid === null
-        ? storedSamples.get(row.fingerprint)
-        : errorsOf.get(end.uuid)?.find(({ error }) => errorGroupOf(error).fingerprint === row.fingerprint)
-            ?.error;
+      row.stored_sample ??
+      carried.find(({ error }) => errorGroupOf(error).fingerprint === row.fingerprint)?.error;
     sightings.set(row.fingerprint, {
-      firstSeenAt: row.started_at,
-      lastSeenAt: end.started_at,
+      firstSeenAt: row.first_seen_at,
+      lastSeenAt: row.last_seen_at,
       sampleMessage: sample ?? '',
     });
   }
