@@ -10,6 +10,18 @@ export interface Queryable {
   query<Row = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<Row[]>;
 }
 
+/**
+ * Marks a statement to be planned generically, once per connection, instead of for each
+ * execution's values (PostgreSQL's `plan_cache_mode = force_generic_plan` while it runs, on a
+ * prepared statement). For statements whose values the planner cannot use anyway (the rollup
+ * window reads take their pieces as arrays and probe each one by index), planning was up to
+ * half their cost. A leading comment: a driver that does not switch plans runs the text as is.
+ * Inside a transaction it has no effect.
+ */
+export const GENERIC_PLAN = '/* generic plan */\n';
+
+export const genericPlan = (text: string): string => GENERIC_PLAN + text;
+
 /** A handle inside a transaction. Store functions that need atomicity take this type. */
 export interface Transaction extends Queryable {
   readonly inTransaction: true;

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { sha256 } from '../modules/shared/sha256.js';
 import { copyChunks } from './copy-text.js';
-import { type AbortWatch, type Database, eitherAborted, type Transaction } from './database.js';
+import { type AbortWatch, type Database, eitherAborted, GENERIC_PLAN, type Transaction } from './database.js';
 import { canceledError } from './db-errors.js';
 
 const INT8_OID = 20;
@@ -67,6 +67,9 @@ export function statementName(text: string, params: readonly unknown[] | undefin
  * startup parameter, which PgBouncer refuses; a server without JIT (before 11) refuses it, harmlessly.
  */
 class SessionClient extends pg.Client {
+  /** The session's plan_cache_mode as this client last set it: `default` is the server's own. */
+  planMode: PlanMode = 'default';
+
   override connect(): Promise<pg.Client>;
   override connect(callback: (error: Error) => void): void;
   override connect(callback?: (error: Error) => void): Promise<pg.Client> | undefined {
@@ -78,6 +81,23 @@ class SessionClient extends pg.Client {
     ready.then(() => callback(null as unknown as Error), callback);
     return undefined;
   }
+}
+
+type PlanMode = 'default' | 'generic';
+/** A pooled connection: always a SessionClient. */
+type PooledSession = pg.PoolClient & Pick<SessionClient, 'planMode'>;
+
+/**
+ * Puts the session in `mode` unless it is there already (a round trip only when a connection
+ * changes from one kind of statement to the other). A server that refuses the setting (before
+ * PostgreSQL 12) keeps its own plan choice, and is not asked again on this connection.
+ */
+async function enterPlanMode(client: PooledSession, mode: PlanMode): Promise<void> {
+  if (client.planMode === mode) return;
+  client.planMode = mode;
+  await client
+    .query(mode === 'generic' ? 'set plan_cache_mode = force_generic_plan' : 'reset plan_cache_mode')
+    .catch(() => {});
 }
 
 export function openPostgres(url: string, options: PostgresOptions): Database {
@@ -104,14 +124,36 @@ export function openPostgres(url: string, options: PostgresOptions): Database {
     name: named ? statementName(text, params) : undefined,
   });
 
+  // Generic plans need prepared statements: unnamed ones are planned for each execution anyway.
+  const modeOf = (text: string): PlanMode => (named && text.startsWith(GENERIC_PLAN) ? 'generic' : 'default');
+
   const self: Database = {
     kind: 'postgres',
     async query<Row>(text: string, params?: readonly unknown[]) {
-      const result = await pool.query(config(text, params));
-      return result.rows as Row[];
+      // What pool.query does, with the session's plan mode set first: a connection is shared by
+      // statements that want generic plans and statements that must not have them.
+      const client = (await pool.connect()) as PooledSession;
+      let lost: Error | undefined;
+      const onConnectionLost = (error: Error) => {
+        lost = error;
+      };
+      client.on('error', onConnectionLost);
+      try {
+        await enterPlanMode(client, modeOf(text));
+        const result = await client.query(config(text, params));
+        client.off('error', onConnectionLost);
+        client.release(lost);
+        return result.rows as Row[];
+      } catch (error) {
+        client.off('error', onConnectionLost);
+        // As pool.query: a connection whose statement failed is not reused.
+        client.release(error as Error);
+        throw error;
+      }
     },
     async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
-      const client = await pool.connect();
+      const client = (await pool.connect()) as PooledSession;
+      await enterPlanMode(client, 'default');
       let broken = false;
       // A checked-out client is outside the pool's error handling: losing its connection would
       // emit an unhandled 'error' and crash the process. The pending query rejects on its own.

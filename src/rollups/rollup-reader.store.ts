@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/database.js';
+import { genericPlan, type Queryable } from '../db/database.js';
 import { fromUnits, toUnits } from '../ingest/decimal.js';
 import { type AnyRollup, EVERY_WORKFLOW, type Measures, type MeasureValues, type Rollup } from './rollup.js';
 import { RAW, splitWindow, type TimeWindow } from './windows.js';
@@ -154,7 +154,9 @@ function statement(rollup: AnyRollup, scope: Scope, groupBy: readonly string[]):
   const id = `${rollup.table}|${scope}|${groupBy.join(',')}`;
   let text = statements.get(id);
   if (text === undefined) {
-    text = windowSql(rollup, scope, groupBy);
+    // The pieces come as arrays and each is an index probe: the values never help the planner,
+    // and planning them for each execution cost as much as running them.
+    text = genericPlan(windowSql(rollup, scope, groupBy));
     statements.set(id, text);
   }
   return text;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
+import { genericPlan } from '../../src/db/database.js';
 import { openPostgres, statementName } from '../../src/db/postgres.js';
 import { TEST_DB } from '../harness/database.js';
 
@@ -110,6 +111,54 @@ describe('prepared statements on PostgreSQL', { skip: TEST_DB !== 'postgres' && 
         rows.map((r) => r.jit),
         ['off', 'off'],
       );
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('plans a statement marked genericPlan generically, and every other one for its values, on one shared connection', async () => {
+    const db = openPostgres(url.toString(), { poolSize: 1, statementTimeoutMs: 10_000 });
+    try {
+      await db.query('create table plan_probe (id int primary key)');
+      const marked = genericPlan('select count(*)::int as n from plan_probe where id > $1');
+      const unmarked = 'select count(*)::int as n from plan_probe where id < $1';
+      const inTransaction = 'select count(*)::int as n from plan_probe where id = $1';
+      for (let i = 0; i < 3; i++) {
+        await db.query(marked, [i]);
+        await db.query(unmarked, [i]);
+        // Right after a marked statement on the same connection: a transaction plans for its values.
+        await db.query(marked, [i]);
+        await db.transaction((tx) => tx.query(inTransaction, [i]));
+      }
+      const plans = await db.query<{ statement: string; generic_plans: number; custom_plans: number }>(
+        `select statement, generic_plans::int, custom_plans::int from pg_prepared_statements
+         where statement not like $1`,
+        ['%pg_prepared_statements%'],
+      );
+      const of = (text: string) => {
+        const row = plans.find((p) => p.statement === text);
+        return row && [row.generic_plans, row.custom_plans];
+      };
+      // PostgreSQL's own choice plans the first five executions for their values.
+      assert.deepEqual(of(marked), [6, 0]);
+      assert.deepEqual(of(unmarked), [0, 3]);
+      assert.deepEqual(of(inTransaction), [0, 3]);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('runs a marked statement like any other when prepared statements are off', async () => {
+    const db = openPostgres(url.toString(), {
+      poolSize: 1,
+      statementTimeoutMs: 10_000,
+      preparedStatements: false,
+    });
+    try {
+      const [row] = await db.query<{ mode: string }>(genericPlan('select current_setting($1) as mode'), [
+        'plan_cache_mode',
+      ]);
+      assert.equal(row!.mode, 'auto');
     } finally {
       await db.close();
     }
