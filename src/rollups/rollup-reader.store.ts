@@ -174,30 +174,35 @@ const ZERO = 0x30;
 /**
  * Bin counts from the text form `array_to_string(h, ',', '0')` starting at bin `lo`, added into
  * `into`. Scanned in place rather than split: a day's window reads tens of thousands of bins,
- * mostly zeros, and a string per bin was the largest cost of a capability's statistics.
+ * mostly zeros, and a string per bin was the largest cost of a capability's statistics. An empty
+ * bin ("0") is stepped over in one move.
  */
 function parseBins(lo: number | null, text: string | null, into: Map<number, number>): void {
   if (lo === null || text === null) return;
+  const end = text.length;
   let bin = lo;
-  let count = 0;
-  let sign = 1;
-  const add = () => {
-    if (count !== 0) into.set(bin, (into.get(bin) ?? 0) + sign * count);
-  };
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code === COMMA) {
-      add();
+  let i = 0;
+  while (i < end) {
+    let code = text.charCodeAt(i);
+    if (code === ZERO && (i + 1 === end || text.charCodeAt(i + 1) === COMMA)) {
       bin++;
-      count = 0;
-      sign = 1;
-    } else if (code === MINUS) {
-      sign = -1;
-    } else {
-      count = count * 10 + (code - ZERO);
+      i += 2;
+      continue;
     }
+    let sign = 1;
+    if (code === MINUS) {
+      sign = -1;
+      i++;
+    }
+    let count = 0;
+    while (i < end && (code = text.charCodeAt(i)) !== COMMA) {
+      count = count * 10 + (code - ZERO);
+      i++;
+    }
+    if (count !== 0) into.set(bin, (into.get(bin) ?? 0) + sign * count);
+    bin++;
+    i++;
   }
-  add();
 }
 
 /** Folds rows (of SQL sums, or of raw histogram rows) into one answer per window and group. */
