@@ -216,8 +216,16 @@ function fold<D extends string, MS extends Measures>(
     { key: number; dimensions: Record<string, string>; values: Record<string, unknown> }
   >();
   const decimals = new Map<string, bigint>();
+  // Each measure's kind and histogram column name, looked up once rather than per row.
+  const measures = rollup.measureNames.map((name) => ({
+    name,
+    kind: rollup.measures[name],
+    lo: `${name}_lo`,
+  }));
   for (const row of rows) {
-    const id = JSON.stringify([row.window_key, ...groupBy.map((name) => row[name])]);
+    // Dimension values are never null (key columns) and, being PostgreSQL text, never hold NUL.
+    let id = String(row.window_key);
+    for (const name of groupBy) id += `\u0000${row[name] as string}`;
     let group = groups.get(id);
     if (!group) {
       const values: Record<string, unknown> = {};
@@ -239,9 +247,9 @@ function fold<D extends string, MS extends Measures>(
       };
       groups.set(id, group);
     }
-    for (const name of rollup.measureNames) {
+    for (const { name, kind, lo } of measures) {
       const value = row[name];
-      switch (rollup.measures[name]) {
+      switch (kind) {
         case 'count':
           group.values[name] = (group.values[name] as number) + Number(value ?? 0);
           break;
@@ -258,15 +266,13 @@ function fold<D extends string, MS extends Measures>(
           const current = group.values[name] as number | null;
           const candidate = Number(value);
           const better =
-            rollup.measures[name] === 'min'
-              ? candidate < (current ?? Infinity)
-              : candidate > (current ?? -Infinity);
+            kind === 'min' ? candidate < (current ?? Infinity) : candidate > (current ?? -Infinity);
           if (better) group.values[name] = candidate;
           break;
         }
         case 'histogram':
           parseBins(
-            row[`${name}_lo`] as number | null,
+            row[lo] as number | null,
             value === null || value === undefined ? null : String(value),
             group.values[name] as Map<number, number>,
           );
