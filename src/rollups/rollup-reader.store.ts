@@ -195,9 +195,10 @@ function parseBins(lo: number | null, text: string | null, into: Map<number, num
       i++;
     }
     let count = 0;
-    while (i < end && (code = text.charCodeAt(i)) !== COMMA) {
+    for (; i < end; i++) {
+      code = text.charCodeAt(i);
+      if (code === COMMA) break;
       count = count * 10 + (code - ZERO);
-      i++;
     }
     if (count !== 0) into.set(bin, (into.get(bin) ?? 0) + sign * count);
     bin++;
