@@ -26,6 +26,7 @@ export const durationMsSql = (from: string, to: string) =>
  */
 export const durations = defineRollup({
   table: 'duration_rollups',
+  genericPlans: 'all',
   dimensions: { workflow_uuid: 'uuid', capability_id: 'text', status: 'text' },
   measures: {
     item_count: 'count',

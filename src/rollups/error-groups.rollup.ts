@@ -15,6 +15,7 @@ export const errorGroupCounts = defineRollup({
   table: 'error_group_rollups',
   dimensions: { workflow_uuid: 'uuid', fingerprint: 'text', capability_id: 'text' },
   measures: { occurrences: 'count', execution_count: 'count' },
+  genericPlans: 'all',
   // Driven by the error rows of the window's edge (dated by their execution's start, migration
   // 0008): only executions with errors are read, each probing its execution once for its
   // workflow (offset 0 keeps the planner from joining every execution by hash: it cannot know how

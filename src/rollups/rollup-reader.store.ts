@@ -154,14 +154,13 @@ function statement(rollup: AnyRollup, scope: Scope, groupBy: readonly string[]):
   const id = `${rollup.table}|${scope}|${groupBy.join(',')}`;
   let text = statements.get(id);
   if (text === undefined) {
-    // Histogram reads are planned once per connection: their pieces come as arrays and each is
-    // an index probe, so the values never help the planner, and planning them for each execution
-    // cost as much as running them (durations and capability stats 20-45% cheaper with generic
-    // plans, side by side). The counts' reads keep PostgreSQL's choice: generic plans made the
-    // organization's 30-day activity 15-18% dearer, and a request that reads its workflow first
-    // would switch its connection's plan mode twice.
+    // A window read's pieces come as arrays and each is an index probe: their values rarely help
+    // the planner, and planning them for each execution could cost as much as running them.
+    // Each rollup says which of its reads are planned once (RollupSpec.genericPlans).
     const sql = windowSql(rollup, scope, groupBy);
-    text = hasHistogram(rollup) ? genericPlan(sql) : sql;
+    const generic =
+      rollup.genericPlans === 'all' || (rollup.genericPlans === 'per-workflow' && scope === 'workflow');
+    text = generic ? genericPlan(sql) : sql;
     statements.set(id, text);
   }
   return text;

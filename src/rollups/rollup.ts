@@ -64,6 +64,12 @@ export interface RollupSpec<D extends string, MS extends Measures> {
   /** Also keep one all-time row per key (grain ALL_TIME). */
   readonly allTime?: boolean;
   /**
+   * Which of its window reads are planned generically, once per connection (db/database.ts,
+   * genericPlan): `all`, or `per-workflow` (organization-wide reads keep PostgreSQL's own choice);
+   * absent, none. Chosen by measurement, side by side (README, "Generic plans for window reads").
+   */
+  readonly genericPlans?: 'all' | 'per-workflow';
+  /**
    * The raw rows of a window's partial edge, in the reader's output shape: every dimension
    * column, then every measure (a count as 1 per row, a histogram as `<m>_lo` (the bin) and
    * `<m>` ('1')), for rows whose time lies in `[p.lo, p.hi)` of the organization `$1`. It must

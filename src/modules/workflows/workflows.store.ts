@@ -1,4 +1,4 @@
-import type { Queryable } from '../../db/database.js';
+import { genericPlan, type Queryable } from '../../db/database.js';
 import type { SortingOrder } from '../../schema/schema-types.generated.js';
 import { orderClause } from '../shared/ordering.js';
 import type { Paging } from '../shared/paging.js';
@@ -105,10 +105,12 @@ export async function findWorkflow(
   organizationId: string,
   uuid: string,
 ): Promise<WorkflowRow | undefined> {
-  const [row] = await db.query<WorkflowRow>(`${workflowsWith(false)} select w.* from w where w.uuid = $2`, [
-    organizationId,
-    uuid,
-  ]);
+  // Planned once per connection, as the window read that usually follows it (one workflow's
+  // activity): a key lookup whatever the values, and no switch of the connection's plan mode.
+  const [row] = await db.query<WorkflowRow>(
+    genericPlan(`${workflowsWith(false)} select w.* from w where w.uuid = $2`),
+    [organizationId, uuid],
+  );
   return row;
 }
 
