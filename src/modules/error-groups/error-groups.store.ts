@@ -1,4 +1,4 @@
-import type { Queryable } from '../../db/database.js';
+import { genericPlan, type Queryable } from '../../db/database.js';
 import { ANY_LEVEL, errorGroupCounts } from '../../rollups/error-groups.rollup.js';
 import { errorGroupOf } from '../../rollups/fingerprint.js';
 import { FINEST_GRAIN, GRAINS } from '../../rollups/grains.js';
@@ -149,9 +149,10 @@ function boundJoins(name: 'first' | 'last'): string {
 /**
  * Per group (`$2`): its first and last sighting, and the errors the latest execution carries (its
  * own, then its calls' in a fixed order, whatever the arrival) or, when retention dropped that
- * execution, the message stored with the group. One statement: every part is a probe per group.
+ * execution, the message stored with the group. One statement: every part is a probe per group,
+ * whatever the values, so it is planned once per connection like the group reads around it.
  */
-const SIGHTINGS_SQL = `
+const SIGHTINGS = genericPlan(`
   select f.fingerprint,
          coalesce(first_execution.started_at, first_bucket.bucket_start) as first_seen_at,
          coalesce(last_execution.started_at, last_bucket.bucket_start) as last_seen_at,
@@ -170,7 +171,7 @@ const SIGHTINGS_SQL = `
     where x.organization_id = $1 and x.started_at = last_execution.started_at and x.uuid = last_execution.uuid
   ) carried on true
   left join error_groups stored on stored.organization_id = $1 and stored.fingerprint = f.fingerprint
-    and last_execution.uuid is null`;
+    and last_execution.uuid is null`);
 
 type ErrorList = Array<{ error: string; count: number }>;
 
@@ -192,7 +193,7 @@ export async function groupSightings(
     errors: ErrorList | null;
     call_errors: ErrorList[] | null;
     stored_sample: string | null;
-  }>(SIGHTINGS_SQL, [organizationId, fingerprints]);
+  }>(SIGHTINGS, [organizationId, fingerprints]);
   const sightings = new Map<string, GroupSightings>();
   for (const row of rows) {
     const carried = [...(row.errors ?? []), ...(row.call_errors ?? []).flat()];
