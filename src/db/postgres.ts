@@ -138,17 +138,18 @@ export function openPostgres(url: string, options: PostgresOptions): Database {
         lost = error;
       };
       client.on('error', onConnectionLost);
+      let failed: Error | undefined;
       try {
         await enterPlanMode(client, modeOf(text));
         const result = await client.query(config(text, params));
-        client.off('error', onConnectionLost);
-        client.release(lost);
         return result.rows as Row[];
       } catch (error) {
-        client.off('error', onConnectionLost);
-        // As pool.query: a connection whose statement failed is not reused.
-        client.release(error as Error);
+        failed = error as Error;
         throw error;
+      } finally {
+        client.off('error', onConnectionLost);
+        // As pool.query: a connection whose statement failed, or that was lost, is not reused.
+        client.release(failed ?? lost);
       }
     },
     async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {

@@ -53,9 +53,10 @@ export class EventStream {
 
   /**
    * One heartbeat check: whether it has been paused for longer than `slowMs` (a client not
-   * reading). Each call counts as a check. A check that first finds it paused never cuts it: when this process was busy
-   * (a long batch, a loaded machine) the client's reads wait behind that same check, and it must
-   * get the event loop's next turn to drain before a later check may judge it.
+   * reading). Each call counts as a check. A check that first finds it paused never cuts it: when
+   * this process was busy (a long batch, a loaded machine) the client's reads wait behind that
+   * same check, and it must get the event loop's next turn to drain before a later check may
+   * judge it.
    */
   checkStalled(now: number, slowMs: number): boolean {
     if (this.pausedSince === undefined) return false;

@@ -229,8 +229,7 @@ function fold<D extends string, MS extends Measures>(
     let group = groups.get(id);
     if (!group) {
       const values: Record<string, unknown> = {};
-      for (const name of rollup.measureNames) {
-        const kind = rollup.measures[name];
+      for (const { name, kind } of measures) {
         values[name] =
           kind === 'histogram'
             ? new Map()

@@ -157,7 +157,7 @@ const SIGHTINGS = genericPlan(`
          coalesce(first_execution.started_at, first_bucket.bucket_start) as first_seen_at,
          coalesce(last_execution.started_at, last_bucket.bucket_start) as last_seen_at,
          carried.errors, carried.call_errors,
-         case when last_execution.uuid is null then stored.sample_message end as stored_sample
+         stored.sample_message as stored_sample
   from unnest($2::text[]) as f(fingerprint)
   ${boundJoins('first')}
   ${boundJoins('last')}
@@ -170,6 +170,7 @@ const SIGHTINGS = genericPlan(`
     from executions x
     where x.organization_id = $1 and x.started_at = last_execution.started_at and x.uuid = last_execution.uuid
   ) carried on true
+  -- Joined only when retention dropped the latest execution.
   left join error_groups stored on stored.organization_id = $1 and stored.fingerprint = f.fingerprint
     and last_execution.uuid is null`);
 
