@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { genericPlan } from '../../src/db/database.js';
-import { openPostgres, statementName } from '../../src/db/postgres.js';
+import { type Database, genericPlan } from '../../src/db/database.js';
+import { openPostgres, type PostgresOptions, statementName } from '../../src/db/postgres.js';
 import { TEST_DB } from '../harness/database.js';
 
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -22,8 +22,18 @@ describe('prepared statements on PostgreSQL', { skip: TEST_DB !== 'postgres' && 
     await admin.end();
   });
 
+  /** Runs `use` on a pool of its own over the scratch database (one connection unless told), closed after. */
+  const withPool = async (options: Partial<PostgresOptions>, use: (db: Database) => Promise<void>) => {
+    const db = openPostgres(url.toString(), { poolSize: 1, statementTimeoutMs: 10_000, ...options });
+    try {
+      await use(db);
+    } finally {
+      await db.close();
+    }
+  };
+
   /** The prepared statements of the pool's one connection (a session sees only its own). */
-  const preparedOn = (db: ReturnType<typeof openPostgres>) =>
+  const preparedOn = (db: Database) =>
     db.query<{ name: string; statement: string }>(
       'select name, statement from pg_prepared_statements where statement not like $1',
       ['%pg_prepared_statements%'],
@@ -38,18 +48,14 @@ describe('prepared statements on PostgreSQL', { skip: TEST_DB !== 'postgres' && 
 
   it('sends statements without parameters unnamed, so that several statements in one text still run', async () => {
     assert.equal(statementName('select 1; select 2', undefined), undefined);
-    const db = openPostgres(url.toString(), { poolSize: 1, statementTimeoutMs: 10_000 });
-    try {
+    await withPool({}, async (db) => {
       await db.query('create table if not exists t (n int); insert into t values (1); drop table t');
       assert.deepEqual(await preparedOn(db), []);
-    } finally {
-      await db.close();
-    }
+    });
   });
 
   it('prepares a parameterised statement once per connection and reuses it', async () => {
-    const db = openPostgres(url.toString(), { poolSize: 1, statementTimeoutMs: 10_000 });
-    try {
+    await withPool({}, async (db) => {
       const text = 'select $1::int + 1 as n';
       assert.deepEqual(await db.query(text, [1]), [{ n: 2 }]);
       assert.deepEqual(await db.query(text, [41]), [{ n: 42 }]);
@@ -59,23 +65,14 @@ describe('prepared statements on PostgreSQL', { skip: TEST_DB !== 'postgres' && 
         prepared.map((p) => p.name),
         [statementName(text, [1])],
       );
-    } finally {
-      await db.close();
-    }
+    });
   });
 
   it('prepares nothing when turned off (for poolers that do not keep them)', async () => {
-    const db = openPostgres(url.toString(), {
-      poolSize: 1,
-      statementTimeoutMs: 10_000,
-      preparedStatements: false,
-    });
-    try {
+    await withPool({ preparedStatements: false }, async (db) => {
       assert.deepEqual(await db.query('select $1::int * 2 as n', [21]), [{ n: 42 }]);
       assert.deepEqual(await preparedOn(db), []);
-    } finally {
-      await db.close();
-    }
+    });
   });
 
   it('turns JIT compilation off on every connection it opens', async () => {
@@ -85,8 +82,7 @@ describe('prepared statements on PostgreSQL', { skip: TEST_DB !== 'postgres' && 
     const serverDefault = (await plain.query<{ jit: string }>('show jit')).rows[0]!.jit;
     await plain.end();
     assert.equal(serverDefault, 'on');
-    const db = openPostgres(url.toString(), { poolSize: 2, statementTimeoutMs: 10_000 });
-    try {
+    await withPool({ poolSize: 2 }, async (db) => {
       // Two transactions at once hold two different connections.
       let release!: () => void;
       const held = new Promise<void>((resolve) => {
@@ -111,14 +107,11 @@ describe('prepared statements on PostgreSQL', { skip: TEST_DB !== 'postgres' && 
         rows.map((r) => r.jit),
         ['off', 'off'],
       );
-    } finally {
-      await db.close();
-    }
+    });
   });
 
   it('plans a statement marked genericPlan generically, and every other one for its values, on one shared connection', async () => {
-    const db = openPostgres(url.toString(), { poolSize: 1, statementTimeoutMs: 10_000 });
-    try {
+    await withPool({}, async (db) => {
       await db.query('create table plan_probe (id int primary key)');
       const marked = genericPlan('select count(*)::int as n from plan_probe where id > $1');
       const unmarked = 'select count(*)::int as n from plan_probe where id < $1';
@@ -143,24 +136,15 @@ describe('prepared statements on PostgreSQL', { skip: TEST_DB !== 'postgres' && 
       assert.deepEqual(of(marked), [6, 0]);
       assert.deepEqual(of(unmarked), [0, 3]);
       assert.deepEqual(of(inTransaction), [0, 3]);
-    } finally {
-      await db.close();
-    }
+    });
   });
 
   it('runs a marked statement like any other when prepared statements are off', async () => {
-    const db = openPostgres(url.toString(), {
-      poolSize: 1,
-      statementTimeoutMs: 10_000,
-      preparedStatements: false,
-    });
-    try {
+    await withPool({ preparedStatements: false }, async (db) => {
       const [row] = await db.query<{ mode: string }>(genericPlan('select current_setting($1) as mode'), [
         'plan_cache_mode',
       ]);
       assert.equal(row!.mode, 'auto');
-    } finally {
-      await db.close();
-    }
+    });
   });
 });
