@@ -11,10 +11,18 @@ export interface Grain {
   readonly ms: number;
 }
 
-/** Finest first. The finest width is also the alignment of every window's exact edges. */
+/**
+ * Finest first; each width divides the next, so every bucket lies inside one bucket of each coarser
+ * grain. The finest width is also the alignment of every window's exact edges. The 15-minute and
+ * 6-hour grains (migration 0009) halve the buckets a 24-hour window reads: at most 2 five-minute,
+ * 3 fifteen-minute and 5 hourly buckets at each end and 3 of six hours, where it was up to 11
+ * five-minute buckets at each end and 23 hourly ones.
+ */
 export const GRAINS: readonly Grain[] = [
   { seconds: 300, ms: 5 * MINUTE },
+  { seconds: 900, ms: 15 * MINUTE },
   { seconds: 3600, ms: HOUR },
+  { seconds: 21600, ms: 6 * HOUR },
   { seconds: 86400, ms: DAY },
 ];
 

@@ -6,7 +6,7 @@ import type { Database } from '../../src/db/database.js';
 import { binOf } from '../../src/rollups/duration-bins.js';
 import { errorGroupOf } from '../../src/rollups/fingerprint.js';
 
-const GRAINS = [300, 3600, 86400];
+const GRAINS = [300, 900, 3600, 21600, 86400];
 const EVERY = '00000000-0000-0000-0000-000000000000';
 
 interface ExecutionRow {

@@ -6,7 +6,7 @@ import type { ExecutionFilter } from './executions.store.js';
 /** Below this offset a plain OFFSET scan is cheaper than seeking. */
 export const SEEK_MIN_OFFSET = 5_000;
 
-/** The rollup grains, coarsest first: the walk narrows from days to hours to five minutes. */
+/** The rollup grains, coarsest first: the walk narrows from days down to five minutes. */
 const LEVELS = [...GRAINS].reverse();
 
 export interface Seek {
@@ -17,12 +17,11 @@ export interface Seek {
 }
 
 /**
- * Turns a deep OFFSET over executions ordered by startedAt into a seek: walks the day, hour and
- * five-minute rollups to the bucket where the offset lands; the buckets walked past are the rows
+ * Turns a deep OFFSET over executions ordered by startedAt into a seek: walks the rollups of each
+ * grain, coarsest first, to the bucket where the offset lands; the buckets walked past are the rows
  * on the near side of that bucket's edge (counted again exactly, with rollups plus edge scans,
- * when the window's edges cut buckets). The
- * page is then read from that edge with a small remaining offset. Returns undefined when no
- * better start than OFFSET is found.
+ * when the window's edges cut buckets). The page is then read from that edge with a small
+ * remaining offset. Returns undefined when no better start than OFFSET is found.
  */
 export async function seekStartedAt(
   db: Queryable,
