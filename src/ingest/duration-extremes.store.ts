@@ -1,6 +1,6 @@
 import type { Transaction } from '../db/database.js';
 import { callOutcomeSql, durationMsSql, durations } from '../rollups/durations.rollup.js';
-import { FINEST_GRAIN, GRAINS } from '../rollups/grains.js';
+import { FINEST_GRAIN } from '../rollups/grains.js';
 import { EVERY_WORKFLOW } from '../rollups/rollup.js';
 import type { DeltaRow } from '../rollups/rollup-deltas.js';
 
@@ -90,13 +90,13 @@ export async function refreshDurationExtremes(tx: Transaction, stale: readonly D
   if (stale.length === 0) return;
   const perWorkflow = stale.filter((r) => r.key.dimensions.workflow_uuid !== EVERY_WORKFLOW);
   const everyWorkflow = stale.filter((r) => r.key.dimensions.workflow_uuid === EVERY_WORKFLOW);
-  for (const grain of GRAINS) {
+  for (const grain of durations.grains) {
     const rows = perWorkflow.filter((r) => r.key.grain === grain.seconds);
     if (rows.length === 0) continue;
     if (grain === FINEST_GRAIN) await tx.query(FROM_RAW, keyParams(rows));
     else await tx.query(FROM_FINEST, [...keyParams(rows), grain.seconds]);
   }
-  for (const grain of GRAINS) {
+  for (const grain of durations.grains) {
     const rows = everyWorkflow.filter((r) => r.key.grain === grain.seconds);
     if (rows.length > 0) await tx.query(FROM_WORKFLOWS, [...keyParams(rows), grain.seconds]);
   }

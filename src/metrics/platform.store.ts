@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/database.js';
 import { LOWER_BOUNDS_SQL } from '../rollups/duration-bins.js';
 import { EXECUTION_LEVEL } from '../rollups/durations.rollup.js';
-import { ALL_TIME, GRAINS } from '../rollups/grains.js';
+import { ALL_TIME, DAY_GRAIN } from '../rollups/grains.js';
 
 /** Per organization, workflow and status: all-time executions and credits (the all-time rollup rows). */
 export interface ExecutionTotalRow {
@@ -46,8 +46,6 @@ export interface DurationSumRow {
   readonly sum_ms: number;
 }
 
-const DAY_GRAIN = GRAINS[GRAINS.length - 1]!.seconds;
-
 /**
  * Execution durations of all time, summed from the daily duration rollups (their log-scale bins,
  * see duration-bins.ts) into buckets whose bounds `boundsMs` must be bin bounds: a duration counts
@@ -62,7 +60,7 @@ export async function readDurationHistograms(
   const keptParams = [kept.map((k) => k.organizationId), kept.map((k) => k.workflowUuid)];
   const rows = (lateral: string) => `
      from organizations o
-     join duration_rollups r on r.organization_id = o.id and r.grain = ${DAY_GRAIN}
+     join duration_rollups r on r.organization_id = o.id and r.grain = ${DAY_GRAIN.seconds}
      join workflows w on w.organization_id = r.organization_id and w.uuid = r.workflow_uuid
      left join unnest($1::uuid[], $2::uuid[]) as k (organization_id, workflow_uuid)
        on k.organization_id = r.organization_id and k.workflow_uuid = r.workflow_uuid

@@ -1,7 +1,8 @@
 /**
  * The rollup grain ladder: the bucket widths at which ingestion keeps aggregates, declared once.
  * Window readers cover a window with the coarsest buckets that fit inside it (see windows.ts);
- * every rollup table stores its rows at each of these grains (plus, for some, the all-time total).
+ * every rollup table stores its rows at each rung of the ladder it keeps (RollupSpec.grains), plus,
+ * for some, the all-time total.
  */
 import { DAY, HOUR, MINUTE } from '../modules/shared/time.js';
 
@@ -11,22 +12,43 @@ export interface Grain {
   readonly ms: number;
 }
 
+const FIVE_MINUTES: Grain = { seconds: 300, ms: 5 * MINUTE };
+const FIFTEEN_MINUTES: Grain = { seconds: 900, ms: 15 * MINUTE };
+const ONE_HOUR: Grain = { seconds: 3600, ms: HOUR };
+const SIX_HOURS: Grain = { seconds: 21600, ms: 6 * HOUR };
+const ONE_DAY: Grain = { seconds: 86400, ms: DAY };
+
 /**
  * Finest first; each width divides the next, so every bucket lies inside one bucket of each coarser
- * grain. The finest width is also the alignment of every window's exact edges. The 15-minute and
- * 6-hour grains (migration 0009) halve the buckets a 24-hour window reads: at most 2 five-minute,
- * 3 fifteen-minute and 5 hourly buckets at each end and 3 of six hours, where it was up to 11
- * five-minute buckets at each end and 23 hourly ones.
+ * grain. The finest width is also the alignment of every window's exact edges.
  */
-export const GRAINS: readonly Grain[] = [
-  { seconds: 300, ms: 5 * MINUTE },
-  { seconds: 900, ms: 15 * MINUTE },
-  { seconds: 3600, ms: HOUR },
-  { seconds: 21600, ms: 6 * HOUR },
-  { seconds: 86400, ms: DAY },
-];
+export const GRAINS: readonly Grain[] = [FIVE_MINUTES, FIFTEEN_MINUTES, ONE_HOUR, SIX_HOURS, ONE_DAY];
 
-export const FINEST_GRAIN = GRAINS[0]!;
+export const FINEST_GRAIN = FIVE_MINUTES;
+export const DAY_GRAIN = ONE_DAY;
+
+/**
+ * The rungs a rollup keeps by default: 5 minutes, an hour, a day. Each rung costs ingestion a row
+ * per key and bucket, and a window read one more index probe; a rung pays only where the rows it
+ * saves are dear to read. For histograms they are (durations keep every rung, migration 0009: a
+ * 24-hour window then reads at most 2 five-minute, 3 fifteen-minute and 5 hourly buckets at each
+ * end and 3 of six hours, where it read up to 11 five-minute buckets at each end and 23 hourly
+ * ones); for counts the extra probes cost more than the rows they save (README, Performance).
+ */
+export const DEFAULT_LADDER: readonly Grain[] = [FIVE_MINUTES, ONE_HOUR, ONE_DAY];
+
+/** A rollup's rungs, checked: grains of the ladder, finest first, from the finest to the day. */
+export function ladderOf(grains: readonly Grain[]): readonly Grain[] {
+  const ordered = grains.every((grain, i) => i === 0 || grains[i - 1]!.seconds < grain.seconds);
+  if (
+    !ordered ||
+    grains[0] !== FINEST_GRAIN ||
+    grains.at(-1) !== DAY_GRAIN ||
+    grains.some((grain) => !GRAINS.includes(grain))
+  )
+    throw new Error('a rollup keeps grains of the ladder, finest first, from the finest to the day');
+  return grains;
+}
 
 /**
  * The `grain` of an all-time total: one bucket per key, starting at the epoch (no stored time

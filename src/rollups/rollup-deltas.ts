@@ -1,5 +1,5 @@
 import { floorTo } from '../modules/shared/buckets.js';
-import { ALL_TIME, ALL_TIME_START, FINEST_GRAIN, GRAINS } from './grains.js';
+import { ALL_TIME, ALL_TIME_START, FINEST_GRAIN } from './grains.js';
 import type { Contributions, MeasureKind, Measures, Rollup } from './rollup.js';
 
 /** One row of a rollup table, named by its key. */
@@ -91,7 +91,7 @@ export class RollupDeltas<D extends string, MS extends Measures> {
   sorted(): DeltaRow<D>[] {
     const all = new Map(this.finest);
     const coarser: Array<{ seconds: number; ms: number } | 'all-time'> = [
-      ...GRAINS.filter((grain) => grain !== FINEST_GRAIN),
+      ...this.rollup.grains.filter((grain) => grain !== FINEST_GRAIN),
       ...(this.rollup.allTime ? (['all-time'] as const) : []),
     ];
     for (const row of this.finest.values()) {

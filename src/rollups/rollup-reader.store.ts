@@ -304,7 +304,7 @@ export async function readWindows<D extends string, MS extends Measures>(
     const workflows: (string | null)[] = [];
     for (const window of windows) {
       if ((window.workflowUuid !== null) !== perWorkflow) continue;
-      for (const piece of splitWindow(window)) {
+      for (const piece of splitWindow(window, rollup.grains)) {
         keys.push(window.key);
         grains.push(piece.grain);
         froms.push(new Date(piece.from));

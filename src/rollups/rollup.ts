@@ -4,11 +4,12 @@
  * plus one migration that creates its table.
  *
  * Every rollup table has the key `(organization_id, grain, bucket_start, ...dimensions)` and one
- * column per measure. Rows exist at every grain of the ladder (grains.ts), and, for rollups with
- * `allTime`, at the all-time grain too.
+ * column per measure. Rows exist at every grain the rollup keeps (`grains`, rungs of the ladder in
+ * grains.ts), and, for rollups with `allTime`, at the all-time grain too.
  */
 
 import type { Columns } from '../db/unnest-insert.js';
+import { DEFAULT_LADDER, type Grain, ladderOf } from './grains.js';
 
 /** How a dimension is typed in SQL; its JavaScript value is always a string. */
 export type DimensionType = 'uuid' | 'text';
@@ -61,6 +62,11 @@ export interface RollupSpec<D extends string, MS extends Measures> {
   /** Dimension columns besides organization_id, grain and bucket_start; part of the key. */
   readonly dimensions: Readonly<Record<D, DimensionType>>;
   readonly measures: MS;
+  /**
+   * The rungs of the grain ladder (grains.ts) it keeps, finest first, from the finest to the day;
+   * absent, DEFAULT_LADDER.
+   */
+  readonly grains?: readonly Grain[];
   /** Also keep one all-time row per key (grain ALL_TIME). */
   readonly allTime?: boolean;
   /**
@@ -79,6 +85,7 @@ export interface RollupSpec<D extends string, MS extends Measures> {
 }
 
 export interface Rollup<D extends string, MS extends Measures> extends RollupSpec<D, MS> {
+  readonly grains: readonly Grain[];
   readonly dimensionNames: readonly D[];
   readonly measureNames: readonly (keyof MS & string)[];
 }
@@ -94,6 +101,7 @@ export type MeasureValues<MS extends Measures> = { [K in keyof MS]: MeasureValue
 export function defineRollup<D extends string, MS extends Measures>(spec: RollupSpec<D, MS>): Rollup<D, MS> {
   return Object.freeze({
     ...spec,
+    grains: ladderOf(spec.grains ?? DEFAULT_LADDER),
     dimensionNames: Object.keys(spec.dimensions) as D[],
     measureNames: Object.keys(spec.measures) as (keyof MS & string)[],
   });

@@ -1,5 +1,5 @@
 import { ceilTo, floorTo } from '../modules/shared/buckets.js';
-import { FINEST_GRAIN, GRAINS } from './grains.js';
+import { FINEST_GRAIN, type Grain } from './grains.js';
 
 /** A window of start times in ms: `from` inclusive, `to` exclusive (null: open-ended). */
 export interface TimeWindow {
@@ -20,15 +20,13 @@ export interface WindowPiece {
 /** The grain of a piece answered from raw rows (the partial edges of a window). */
 export const RAW = -1;
 
-const COARSEST_FIRST = [...GRAINS].reverse();
-
 /**
- * Splits a window into the fewest rollup pieces that fit inside it (coarsest grain first) plus
- * the raw partial edges, so that an aggregate over any window costs a bounded amount of work
- * however many rows it covers: the edges are shorter than the finest grain.
+ * Splits a window into the fewest pieces of a rollup's `grains` (finest first) that fit inside it
+ * (coarsest grain first) plus the raw partial edges, so that an aggregate over any window costs a
+ * bounded amount of work however many rows it covers: the edges are shorter than the finest grain.
  * Stored timestamps have millisecond precision, so an inclusive bound `t` is the exclusive `t + 1`.
  */
-export function splitWindow(window: TimeWindow): WindowPiece[] {
+export function splitWindow(window: TimeWindow, grains: readonly Grain[]): WindowPiece[] {
   const { from, to } = window;
   if (to !== null && to <= from) return [];
   const finest = FINEST_GRAIN.ms;
@@ -37,25 +35,31 @@ export function splitWindow(window: TimeWindow): WindowPiece[] {
   if (alignedTo !== null && alignedTo <= alignedFrom) return [{ grain: RAW, from, to }];
   const pieces: WindowPiece[] = [];
   if (alignedFrom > from) pieces.push({ grain: RAW, from, to: alignedFrom });
-  cover(alignedFrom, alignedTo, 0, pieces);
+  cover(alignedFrom, alignedTo, [...grains].reverse(), 0, pieces);
   if (to !== null && alignedTo !== null && alignedTo < to) pieces.push({ grain: RAW, from: alignedTo, to });
   return pieces;
 }
 
-function cover(lo: number, hi: number | null, level: number, pieces: WindowPiece[]): void {
+function cover(
+  lo: number,
+  hi: number | null,
+  coarsestFirst: readonly Grain[],
+  level: number,
+  pieces: WindowPiece[],
+): void {
   if (hi !== null && lo >= hi) return;
-  const { seconds, ms } = COARSEST_FIRST[level]!;
-  if (level === COARSEST_FIRST.length - 1) {
+  const { seconds, ms } = coarsestFirst[level]!;
+  if (level === coarsestFirst.length - 1) {
     pieces.push({ grain: seconds, from: lo, to: hi });
     return;
   }
   const innerLo = ceilTo(lo, ms);
   const innerHi = hi === null ? null : floorTo(hi, ms);
   if (innerHi !== null && innerLo >= innerHi) {
-    cover(lo, hi, level + 1, pieces);
+    cover(lo, hi, coarsestFirst, level + 1, pieces);
     return;
   }
-  cover(lo, innerLo, level + 1, pieces);
+  cover(lo, innerLo, coarsestFirst, level + 1, pieces);
   pieces.push({ grain: seconds, from: innerLo, to: innerHi });
-  if (innerHi !== null) cover(innerHi, hi, level + 1, pieces);
+  if (innerHi !== null) cover(innerHi, hi, coarsestFirst, level + 1, pieces);
 }

@@ -5,7 +5,8 @@ import { TABLES } from '../../src/db/tables.js';
 import { durations } from '../../src/rollups/durations.rollup.js';
 import { errorGroupCounts } from '../../src/rollups/error-groups.rollup.js';
 import { executionCounts } from '../../src/rollups/execution-counts.rollup.js';
-import { rollupColumns } from '../../src/rollups/rollup.js';
+import { GRAINS } from '../../src/rollups/grains.js';
+import { defineRollup, rollupColumns } from '../../src/rollups/rollup.js';
 import { openTestDatabase, type TestDatabase } from '../harness/database.js';
 
 /** information_schema's name (udt_name) for each type a definition may use. */
@@ -74,6 +75,30 @@ describe('table definitions', () => {
         rollup.table,
       );
     }
+  });
+
+  it('keep each rollup at rungs of the one grain ladder, from five minutes to the day, finest first', () => {
+    assert.deepEqual(
+      ROLLUPS.map((rollup) => rollup.grains.map((grain) => grain.seconds)),
+      [
+        [300, 3600, 86400],
+        [300, 900, 3600, 21600, 86400],
+        [300, 3600, 86400],
+      ],
+    );
+    const spec = { table: 't', dimensions: {}, measures: { n: 'count' }, raw: () => '' } as const;
+    for (const grains of [
+      GRAINS.slice(1),
+      GRAINS.slice(0, -1),
+      [...GRAINS].reverse(),
+      [GRAINS[0]!, GRAINS[0]!, GRAINS[4]!],
+    ]) {
+      assert.throws(() => defineRollup({ ...spec, grains }), /grains of the ladder/);
+    }
+    assert.deepEqual(defineRollup({ ...spec, grains: [GRAINS[0]!, GRAINS[4]!] }).grains, [
+      GRAINS[0],
+      GRAINS[4],
+    ]);
   });
 
   it('cover every table the migrations create', () => {

@@ -6,7 +6,9 @@ import type { Database } from '../../src/db/database.js';
 import { binOf } from '../../src/rollups/duration-bins.js';
 import { errorGroupOf } from '../../src/rollups/fingerprint.js';
 
-const GRAINS = [300, 900, 3600, 21600, 86400];
+/** The grains each rollup keeps: durations every rung of the ladder, the others three. */
+const GRAINS = [300, 3600, 86400];
+const DURATION_GRAINS = [300, 900, 3600, 21600, 86400];
 const EVERY = '00000000-0000-0000-0000-000000000000';
 
 interface ExecutionRow {
@@ -44,9 +46,8 @@ class Table {
 
 const sum = (a: Values, b: Values) => a.map((v, i) => Number(v) + Number(b[i]));
 const credit = (value: string | null) => Number(value ?? 0);
-const bucketsOf = (time: Date) => [
-  ...GRAINS.map((grain) => [grain, Math.floor(time.getTime() / (grain * 1000)) * grain * 1000] as const),
-];
+const bucketsOf = (time: Date, grains = GRAINS) =>
+  grains.map((grain) => [grain, Math.floor(time.getTime() / (grain * 1000)) * grain * 1000] as const);
 const durationOf = (from: Date, to: Date | null) =>
   to === null ? null : Math.max(0, to.getTime() - from.getTime());
 const outcome = (event: EventRow) =>
@@ -115,7 +116,7 @@ export async function rollupDrift(db: Database): Promise<{ expected: string; act
   const addTiming = (org: string, wf: string, time: Date, cap: string, status: string, ms: number | null) => {
     const targets = visible.has(`${org}/${wf}`) ? [wf, EVERY] : [wf];
     for (const target of targets) {
-      for (const [grain, bucket] of bucketsOf(time)) {
+      for (const [grain, bucket] of bucketsOf(time, DURATION_GRAINS)) {
         durations.add(`${org}/${grain}/${bucket}/${target}/${cap}/${status}`, [
           1,
           ms === null ? 0 : 1,

@@ -1,7 +1,7 @@
 import { genericPlan, type Queryable } from '../../db/database.js';
 import { ANY_LEVEL, errorGroupCounts } from '../../rollups/error-groups.rollup.js';
 import { errorGroupOf } from '../../rollups/fingerprint.js';
-import { FINEST_GRAIN, GRAINS } from '../../rollups/grains.js';
+import { DAY_GRAIN, FINEST_GRAIN } from '../../rollups/grains.js';
 import { type RollupWindow, readWindows } from '../../rollups/rollup-reader.store.js';
 
 export interface GroupFilter {
@@ -106,8 +106,6 @@ export interface GroupSightings {
   readonly lastSeenAt: Date;
   readonly sampleMessage: string;
 }
-
-const DAY_GRAIN = GRAINS.at(-1)!;
 
 /**
  * The earliest (`first`) or latest (`last`) stored execution of the group `f.fingerprint` among

@@ -1,13 +1,13 @@
 import type { Queryable } from '../../db/database.js';
+import { executionCounts } from '../../rollups/execution-counts.rollup.js';
 import { bucketTotals, countWindows } from '../../rollups/execution-counts.store.js';
-import { GRAINS } from '../../rollups/grains.js';
 import type { ExecutionFilter } from './executions.store.js';
 
 /** Below this offset a plain OFFSET scan is cheaper than seeking. */
 export const SEEK_MIN_OFFSET = 5_000;
 
-/** The rollup grains, coarsest first: the walk narrows from days down to five minutes. */
-const LEVELS = [...GRAINS].reverse();
+/** The execution counts' grains, coarsest first: the walk narrows from days down to five minutes. */
+const LEVELS = [...executionCounts.grains].reverse();
 
 export interface Seek {
   /** Only rows on the far side of this instant remain (before it when newest first, at or after it otherwise). */
