@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { MAX_TIME, MIN_TIME, parseTime } from '../../src/modules/shared/time.js';
+import { formatTime, MAX_TIME, MIN_TIME, parseTime } from '../../src/modules/shared/time.js';
 
 /**
  * The reference: RFC 3339's date-time as a pattern, its calendar checked, the instant read by
@@ -87,5 +87,22 @@ describe('RFC 3339 times', () => {
     }
     // The generator reaches both sides of every rule.
     assert.ok(valid > 10_000 && valid < texts.length - 10_000, `${valid} of ${texts.length} valid`);
+  });
+
+  test('are written with milliseconds only when not zero, the same however often and in whatever order they recur', () => {
+    assert.equal(formatTime(new Date('2026-08-31T14:32:18.000Z')), '2026-08-31T14:32:18Z');
+    assert.equal(formatTime(new Date('2026-08-31T14:32:18.070Z')), '2026-08-31T14:32:18.070Z');
+    const r = random(20261127);
+    const expected = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+    // More distinct instants than the formatter keeps, each recurring, whole seconds and not.
+    const instants = Array.from(
+      { length: 6_000 },
+      (_, i) => MIN_TIME + r(2 ** 31) * 100_000 + (i % 2) * r(1000),
+    );
+    for (let round = 0; round < 3; round++) {
+      for (const ms of instants) assert.equal(formatTime(new Date(ms)), expected(ms), String(ms));
+      instants.reverse();
+    }
+    assert.throws(() => formatTime(new Date(Number.NaN)), RangeError);
   });
 });

@@ -80,10 +80,26 @@ export function parseTime(text: string): Date | undefined {
   return instant < MIN_TIME || instant > MAX_TIME ? undefined : new Date(instant);
 }
 
+/**
+ * Times already formatted, by instant. Answers repeat them: every error group of a page has the
+ * same activity bucket bounds (500 bounds a page of ten groups over 24 hours), and formatting one
+ * costs about 0.3 µs where a lookup costs 0.02: the organization's 24-hour error groups cost 0.92
+ * of what they did (README, Performance). Bounded: emptied when full.
+ */
+const formatted = new Map<number, string>();
+const FORMATTED_MAX = 4096;
+
 /** `2026-08-31T14:32:18Z`, with milliseconds only when they are not zero. */
 export function formatTime(date: Date): string {
-  const iso = date.toISOString();
-  return iso.endsWith('.000Z') ? `${iso.slice(0, -5)}Z` : iso;
+  const instant = date.getTime();
+  let text = formatted.get(instant);
+  if (text === undefined) {
+    const iso = date.toISOString();
+    text = iso.endsWith('.000Z') ? `${iso.slice(0, -5)}Z` : iso;
+    if (formatted.size >= FORMATTED_MAX) formatted.clear();
+    formatted.set(instant, text);
+  }
+  return text;
 }
 
 export const MINUTE = 60_000;
