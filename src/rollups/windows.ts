@@ -35,31 +35,35 @@ export function splitWindow(window: TimeWindow, grains: readonly Grain[]): Windo
   if (alignedTo !== null && alignedTo <= alignedFrom) return [{ grain: RAW, from, to }];
   const pieces: WindowPiece[] = [];
   if (alignedFrom > from) pieces.push({ grain: RAW, from, to: alignedFrom });
-  cover(alignedFrom, alignedTo, [...grains].reverse(), 0, pieces);
+  cover(alignedFrom, alignedTo, grains, grains.length - 1, pieces);
   if (to !== null && alignedTo !== null && alignedTo < to) pieces.push({ grain: RAW, from: alignedTo, to });
   return pieces;
 }
 
+/**
+ * Covers [lo, hi) with buckets of `grains[level]` where they fit and, around them, buckets of the
+ * finer grains below it: the ladder is walked from its coarse end, finest first as the rollup keeps it.
+ */
 function cover(
   lo: number,
   hi: number | null,
-  coarsestFirst: readonly Grain[],
+  grains: readonly Grain[],
   level: number,
   pieces: WindowPiece[],
 ): void {
   if (hi !== null && lo >= hi) return;
-  const { seconds, ms } = coarsestFirst[level]!;
-  if (level === coarsestFirst.length - 1) {
+  const { seconds, ms } = grains[level]!;
+  if (level === 0) {
     pieces.push({ grain: seconds, from: lo, to: hi });
     return;
   }
   const innerLo = ceilTo(lo, ms);
   const innerHi = hi === null ? null : floorTo(hi, ms);
   if (innerHi !== null && innerLo >= innerHi) {
-    cover(lo, hi, coarsestFirst, level + 1, pieces);
+    cover(lo, hi, grains, level - 1, pieces);
     return;
   }
-  cover(lo, innerLo, coarsestFirst, level + 1, pieces);
+  cover(lo, innerLo, grains, level - 1, pieces);
   pieces.push({ grain: seconds, from: innerLo, to: innerHi });
-  if (innerHi !== null) cover(innerHi, hi, coarsestFirst, level + 1, pieces);
+  if (innerHi !== null) cover(innerHi, hi, grains, level - 1, pieces);
 }
