@@ -2,6 +2,7 @@ import type { Queryable } from '../db/database.js';
 import { fromUnits, toUnits } from '../ingest/decimal.js';
 import { executionCounts } from './execution-counts.rollup.js';
 import { ALL_TIME } from './grains.js';
+import { isVisibleWorkflow } from './rollup.js';
 import { type RollupWindow, readWindows } from './rollup-reader.store.js';
 
 export interface WindowCounts {
@@ -121,7 +122,7 @@ export async function bucketTotals(
        and r.bucket_start >= $3 and r.bucket_start < coalesce($4::timestamptz, 'infinity')
        and ($5::uuid is null or r.workflow_uuid = $5)
        and ($6::text[] is null or r.status = any($6))
-       and r.workflow_uuid in (select uuid from workflows where organization_id = $1)
+       and ${isVisibleWorkflow('r.workflow_uuid')}
      group by r.bucket_start
      having sum(r.execution_count) > 0
      order by r.bucket_start ${query.newestFirst ? 'desc' : 'asc'}`,

@@ -1,6 +1,13 @@
 import { genericPlan, type Queryable } from '../db/database.js';
 import { fromUnits, toUnits } from '../ingest/decimal.js';
-import { type AnyRollup, EVERY_WORKFLOW, type Measures, type MeasureValues, type Rollup } from './rollup.js';
+import {
+  type AnyRollup,
+  EVERY_WORKFLOW,
+  isVisibleWorkflow,
+  type Measures,
+  type MeasureValues,
+  type Rollup,
+} from './rollup.js';
 import { RAW, splitWindow, type TimeWindow } from './windows.js';
 
 /** A window to aggregate: one workflow's rows, or (null) every visible workflow of the organization. */
@@ -51,8 +58,6 @@ function dimensionCondition(rollup: AnyRollup, dimension: string, column: string
   const excepted = `$${FIRST_FILTER + rollup.dimensionNames.length + index}::${type}[]`;
   return `(${allowed} is null or ${column} = any(${allowed})) and (${excepted} is null or ${column} <> all(${excepted}))`;
 }
-
-const visibleWorkflows = 'select uuid from workflows where organization_id = $1';
 
 function rollupColumns(rollup: AnyRollup): string[] {
   return [
@@ -114,13 +119,13 @@ function windowSql(rollup: AnyRollup, scope: Scope, groupBy: readonly string[]):
       ? 'and r.workflow_uuid = p.workflow_uuid'
       : scope === 'organization-rows'
         ? `and r.workflow_uuid = '${EVERY_WORKFLOW}'`
-        : `and r.workflow_uuid in (${visibleWorkflows})`;
+        : `and ${isVisibleWorkflow('r.workflow_uuid')}`;
   const filters = rollup.dimensionNames
     .map((name) => `and ${dimensionCondition(rollup, name, `r.${name}`)}`)
     .join(' ');
   const raw = rollup.raw({
     scope: (column) =>
-      scope === 'workflow' ? `and ${column} = p.workflow_uuid` : `and ${column} in (${visibleWorkflows})`,
+      scope === 'workflow' ? `and ${column} = p.workflow_uuid` : `and ${isVisibleWorkflow(column)}`,
     filter: (dimension, column) => `(${dimensionCondition(rollup, dimension, column)})`,
   });
   const parts = `with pieces as (

@@ -125,3 +125,14 @@ export function keyColumns(rollup: AnyRollup): string[] {
 
 /** The nil uuid, standing for "every visible workflow" in rollups that keep organization-wide rows. */
 export const EVERY_WORKFLOW = '00000000-0000-0000-0000-000000000000';
+
+/**
+ * SQL: `column` names a workflow of the organization $1, the visibility every read applies (a
+ * workflow's rows count once it has arrived). Written as a test on the membership rather than a
+ * bare `in`, so that PostgreSQL hashes the organization's workflows once per statement instead of
+ * joining them to each rollup row: planned generically, a window read expects one row per piece
+ * and rescanned the workflows for each (the organization's 30-day activity costs half of that).
+ * PostgreSQL hashes them while they fit in work_mem (4 MB by default: some 50,000 workflows).
+ */
+export const isVisibleWorkflow = (column: string) =>
+  `(${column} in (select uuid from workflows where organization_id = $1)) is true`;

@@ -2,6 +2,7 @@ import { genericPlan, type Queryable } from '../../db/database.js';
 import { ANY_LEVEL, errorGroupCounts } from '../../rollups/error-groups.rollup.js';
 import { errorGroupOf } from '../../rollups/fingerprint.js';
 import { DAY_GRAIN, FINEST_GRAIN } from '../../rollups/grains.js';
+import { isVisibleWorkflow } from '../../rollups/rollup.js';
 import { type RollupWindow, readWindows } from '../../rollups/rollup-reader.store.js';
 
 export interface GroupFilter {
@@ -117,12 +118,11 @@ export interface GroupSightings {
  */
 function boundJoins(name: 'first' | 'last'): string {
   const direction = name === 'first' ? 'asc' : 'desc';
-  const visible = 'in (select uuid from workflows where organization_id = $1)';
   return `
   cross join lateral (
     select r.bucket_start from ${errorGroupCounts.table} r
     where r.organization_id = $1 and r.fingerprint = f.fingerprint and r.capability_id = '${ANY_LEVEL}'
-      and r.grain = ${DAY_GRAIN.seconds} and r.execution_count > 0 and r.workflow_uuid ${visible}
+      and r.grain = ${DAY_GRAIN.seconds} and r.execution_count > 0 and ${isVisibleWorkflow('r.workflow_uuid')}
     order by r.bucket_start ${direction} limit 1
   ) ${name}_day
   cross join lateral (
@@ -131,7 +131,7 @@ function boundJoins(name: 'first' | 'last'): string {
       and r.grain = ${FINEST_GRAIN.seconds} and r.execution_count > 0
       and r.bucket_start >= ${name}_day.bucket_start
       and r.bucket_start < ${name}_day.bucket_start + make_interval(secs => ${DAY_GRAIN.seconds})
-      and r.workflow_uuid ${visible}
+      and ${isVisibleWorkflow('r.workflow_uuid')}
     order by r.bucket_start ${direction} limit 1
   ) ${name}_bucket
   left join lateral (
@@ -139,7 +139,7 @@ function boundJoins(name: 'first' | 'last'): string {
     join executions x on x.organization_id = $1 and x.started_at = g.started_at and x.uuid = g.execution_uuid
     where g.organization_id = $1 and g.fingerprint = f.fingerprint and g.started_at >= ${name}_bucket.bucket_start
       and g.started_at < ${name}_bucket.bucket_start + make_interval(secs => ${FINEST_GRAIN.seconds})
-      and x.workflow_uuid ${visible}
+      and ${isVisibleWorkflow('x.workflow_uuid')}
     order by g.started_at ${direction}, g.execution_uuid ${direction} limit 1
   ) ${name}_execution on true`;
 }
