@@ -1,3 +1,5 @@
+import type { BinCounts } from './bin-counts.js';
+
 /**
  * Log-scale duration bins, fine enough that reporting a bin's midpoint is within 1% of any
  * duration in it (the contract allows 2%). Durations are whole milliseconds (stored times have
@@ -66,10 +68,9 @@ export interface DurationBucket {
 }
 
 /** Bin counts folded into the display buckets, non-empty ones only, ascending. */
-export function displayHistogram(bins: ReadonlyMap<number, number>): DurationBucket[] {
+export function displayHistogram(bins: BinCounts): DurationBucket[] {
   const counts = new Map<number, number>();
-  for (const [bin, count] of bins) {
-    if (count === 0) continue;
+  bins.forEach((bin, count) => {
     const from = LOWER_BOUNDS[bin]!;
     let lo = 0;
     let hi = DISPLAY_EDGES.length - 1;
@@ -79,7 +80,7 @@ export function displayHistogram(bins: ReadonlyMap<number, number>): DurationBuc
       else hi = mid - 1;
     }
     counts.set(lo, (counts.get(lo) ?? 0) + count);
-  }
+  });
   return [...counts.entries()]
     .sort(([a], [b]) => a - b)
     .map(([index, count]) => ({

@@ -1,5 +1,6 @@
 import { genericPlan, type Queryable } from '../db/database.js';
 import { fromUnits, toUnits } from '../ingest/decimal.js';
+import { BinCounts } from './bin-counts.js';
 import {
   type AnyRollup,
   EVERY_WORKFLOW,
@@ -171,45 +172,6 @@ function statement(rollup: AnyRollup, scope: Scope, groupBy: readonly string[]):
   return text;
 }
 
-const COMMA = 0x2c;
-const MINUS = 0x2d;
-const ZERO = 0x30;
-
-/**
- * Bin counts from the text form `array_to_string(h, ',', '0')` starting at bin `lo`, added into
- * `into`. Scanned in place rather than split: a day's window reads tens of thousands of bins,
- * mostly zeros, and a string per bin was the largest cost of a capability's statistics. An empty
- * bin ("0") is stepped over in one move.
- */
-function parseBins(lo: number | null, text: string | null, into: Map<number, number>): void {
-  if (lo === null || text === null) return;
-  const end = text.length;
-  let bin = lo;
-  let i = 0;
-  while (i < end) {
-    let code = text.charCodeAt(i);
-    if (code === ZERO && (i + 1 === end || text.charCodeAt(i + 1) === COMMA)) {
-      bin++;
-      i += 2;
-      continue;
-    }
-    let sign = 1;
-    if (code === MINUS) {
-      sign = -1;
-      i++;
-    }
-    let count = 0;
-    for (; i < end; i++) {
-      code = text.charCodeAt(i);
-      if (code === COMMA) break;
-      count = count * 10 + (code - ZERO);
-    }
-    if (count !== 0) into.set(bin, (into.get(bin) ?? 0) + sign * count);
-    bin++;
-    i++;
-  }
-}
-
 /** Folds rows (of SQL sums, or of raw histogram rows) into one answer per window and group. */
 function fold<D extends string, MS extends Measures>(
   rollup: Rollup<D, MS>,
@@ -237,7 +199,7 @@ function fold<D extends string, MS extends Measures>(
       for (const { name, kind } of measures) {
         values[name] =
           kind === 'histogram'
-            ? new Map()
+            ? new BinCounts()
             : kind === 'min' || kind === 'max'
               ? null
               : kind === 'decimal'
@@ -274,13 +236,13 @@ function fold<D extends string, MS extends Measures>(
           if (better) group.values[name] = candidate;
           break;
         }
-        case 'histogram':
-          parseBins(
-            row[lo] as number | null,
-            value === null || value === undefined ? null : String(value),
-            group.values[name] as Map<number, number>,
-          );
+        case 'histogram': {
+          const first = row[lo] as number | null;
+          if (first !== null && value !== null && value !== undefined) {
+            (group.values[name] as BinCounts).addText(first, String(value));
+          }
           break;
+        }
       }
     }
   }

@@ -9,6 +9,7 @@
  */
 
 import type { Columns } from '../db/unnest-insert.js';
+import type { BinCounts } from './bin-counts.js';
 import { DEFAULT_LADDER, type Grain, ladderOf } from './grains.js';
 
 /** How a dimension is typed in SQL; its JavaScript value is always a string. */
@@ -40,7 +41,7 @@ export type Contribution<K extends MeasureKind> = K extends 'decimal'
 export type MeasureValue<K extends MeasureKind> = K extends 'decimal'
   ? string
   : K extends 'histogram'
-    ? Map<number, number>
+    ? BinCounts
     : K extends 'min' | 'max'
       ? number | null
       : number;

@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/database.js';
+import { BinCounts } from '../../rollups/bin-counts.js';
 import { durations, EXECUTION_LEVEL } from '../../rollups/durations.rollup.js';
 import { readWindows } from '../../rollups/rollup-reader.store.js';
 
@@ -8,7 +9,7 @@ export interface CapabilityCalls {
   readonly failures: number;
   readonly minMs: number | null;
   readonly maxMs: number | null;
-  readonly bins: Map<number, number>;
+  readonly bins: BinCounts;
 }
 
 /** Calls of every capability started in [from, to], with their failures and duration bins. */
@@ -32,17 +33,23 @@ export async function capabilityCalls(
   );
   const byCapability = new Map<
     string,
-    { calls: number; failures: number; min: number | null; max: number | null; bins: Map<number, number> }
+    { calls: number; failures: number; min: number | null; max: number | null; bins: BinCounts }
   >();
   for (const row of rows) {
     const id = row.dimensions.capability_id;
-    const entry = byCapability.get(id) ?? { calls: 0, failures: 0, min: null, max: null, bins: new Map() };
+    const entry = byCapability.get(id) ?? {
+      calls: 0,
+      failures: 0,
+      min: null,
+      max: null,
+      bins: new BinCounts(),
+    };
     entry.calls += row.values.item_count;
     if (row.dimensions.status === 'FAILURE') entry.failures += row.values.item_count;
     const { duration_min_ms: min, duration_max_ms: max } = row.values;
     if (min !== null && (entry.min === null || min < entry.min)) entry.min = min;
     if (max !== null && (entry.max === null || max > entry.max)) entry.max = max;
-    for (const [bin, n] of row.values.duration_bins) entry.bins.set(bin, (entry.bins.get(bin) ?? 0) + n);
+    entry.bins.addAll(row.values.duration_bins);
     byCapability.set(id, entry);
   }
   return [...byCapability.entries()]

@@ -1,3 +1,4 @@
+import { BinCounts } from '../../rollups/bin-counts.js';
 import { displayHistogram } from '../../rollups/duration-bins.js';
 import type { Resolvers } from '../../schema/resolver-types.generated.js';
 import { checkListBound } from '../shared/paging.js';
@@ -6,7 +7,7 @@ import { normalizeUuid } from '../shared/uuid.js';
 import { type DurationSummary, summarizeDurations } from './durations.store.js';
 import { percentiles } from './percentiles.js';
 
-const EMPTY: DurationSummary = { count: 0, sumMs: 0, minMs: null, maxMs: null, bins: new Map() };
+const EMPTY: DurationSummary = { count: 0, sumMs: 0, minMs: null, maxMs: null, bins: new BinCounts() };
 
 export function toDurationStats(summary: DurationSummary) {
   const { count, minMs, maxMs, bins } = summary;

@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/database.js';
+import { BinCounts } from '../../rollups/bin-counts.js';
 import { durations, EXECUTION_LEVEL } from '../../rollups/durations.rollup.js';
 import { readWindows } from '../../rollups/rollup-reader.store.js';
 
@@ -15,7 +16,7 @@ export interface DurationSummary {
   readonly sumMs: number;
   readonly minMs: number | null;
   readonly maxMs: number | null;
-  readonly bins: ReadonlyMap<number, number>;
+  readonly bins: BinCounts;
 }
 
 /** Durations of the finished executions (or calls) started in [from, to]: counts and bins. */
@@ -41,6 +42,6 @@ export async function summarizeDurations(
     sumMs: row?.values.duration_sum_ms ?? 0,
     minMs: row?.values.duration_min_ms ?? null,
     maxMs: row?.values.duration_max_ms ?? null,
-    bins: row?.values.duration_bins ?? new Map(),
+    bins: row?.values.duration_bins ?? new BinCounts(),
   };
 }
