@@ -122,7 +122,7 @@ export async function bucketTotals(
        and r.bucket_start >= $3 and r.bucket_start < coalesce($4::timestamptz, 'infinity')
        and ($5::uuid is null or r.workflow_uuid = $5)
        and ($6::text[] is null or r.status = any($6))
-       and ${isVisibleWorkflow('r.workflow_uuid')}
+       and ${isVisibleWorkflow('r.workflow_uuid', 'hashed')}
      group by r.bucket_start
      having sum(r.execution_count) > 0
      order by r.bucket_start ${query.newestFirst ? 'desc' : 'asc'}`,

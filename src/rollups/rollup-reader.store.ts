@@ -114,19 +114,26 @@ function rawPart(rollup: AnyRollup, raw: string): string {
  * organization, grain and bucket for the aligned middle of a window, raw rows for its edges, so
  * the cost follows the number of pieces, never the number of rows they stand for.
  */
-function windowSql(rollup: AnyRollup, scope: Scope, groupBy: readonly string[]): string {
+function windowSql(
+  rollup: AnyRollup,
+  scope: Scope,
+  groupBy: readonly string[],
+  visibility: 'hashed' | 'joined',
+): string {
   const rollupScope =
     scope === 'workflow'
       ? 'and r.workflow_uuid = p.workflow_uuid'
       : scope === 'organization-rows'
         ? `and r.workflow_uuid = '${EVERY_WORKFLOW}'`
-        : `and ${isVisibleWorkflow('r.workflow_uuid')}`;
+        : `and ${isVisibleWorkflow('r.workflow_uuid', visibility)}`;
   const filters = rollup.dimensionNames
     .map((name) => `and ${dimensionCondition(rollup, name, `r.${name}`)}`)
     .join(' ');
   const raw = rollup.raw({
     scope: (column) =>
-      scope === 'workflow' ? `and ${column} = p.workflow_uuid` : `and ${isVisibleWorkflow(column)}`,
+      scope === 'workflow'
+        ? `and ${column} = p.workflow_uuid`
+        : `and ${isVisibleWorkflow(column, visibility)}`,
     filter: (dimension, column) => `(${dimensionCondition(rollup, dimension, column)})`,
   });
   const parts = `with pieces as (
@@ -163,9 +170,9 @@ function statement(rollup: AnyRollup, scope: Scope, groupBy: readonly string[]):
     // A window read's pieces come as arrays and each is an index probe: their values rarely help
     // the planner, and planning them for each execution could cost as much as running them.
     // Each rollup says which of its reads are planned once (RollupSpec.genericPlans).
-    const sql = windowSql(rollup, scope, groupBy);
     const generic =
       rollup.genericPlans === 'all' || (rollup.genericPlans === 'per-workflow' && scope === 'workflow');
+    const sql = windowSql(rollup, scope, groupBy, generic ? 'hashed' : 'joined');
     text = generic ? genericPlan(sql) : sql;
     statements.set(id, text);
   }

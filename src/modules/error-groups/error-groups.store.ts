@@ -122,7 +122,7 @@ function boundJoins(name: 'first' | 'last'): string {
   cross join lateral (
     select r.bucket_start from ${errorGroupCounts.table} r
     where r.organization_id = $1 and r.fingerprint = f.fingerprint and r.capability_id = '${ANY_LEVEL}'
-      and r.grain = ${DAY_GRAIN.seconds} and r.execution_count > 0 and ${isVisibleWorkflow('r.workflow_uuid')}
+      and r.grain = ${DAY_GRAIN.seconds} and r.execution_count > 0 and ${isVisibleWorkflow('r.workflow_uuid', 'hashed')}
     order by r.bucket_start ${direction} limit 1
   ) ${name}_day
   cross join lateral (
@@ -131,7 +131,7 @@ function boundJoins(name: 'first' | 'last'): string {
       and r.grain = ${FINEST_GRAIN.seconds} and r.execution_count > 0
       and r.bucket_start >= ${name}_day.bucket_start
       and r.bucket_start < ${name}_day.bucket_start + make_interval(secs => ${DAY_GRAIN.seconds})
-      and ${isVisibleWorkflow('r.workflow_uuid')}
+      and ${isVisibleWorkflow('r.workflow_uuid', 'hashed')}
     order by r.bucket_start ${direction} limit 1
   ) ${name}_bucket
   left join lateral (
@@ -139,7 +139,7 @@ function boundJoins(name: 'first' | 'last'): string {
     join executions x on x.organization_id = $1 and x.started_at = g.started_at and x.uuid = g.execution_uuid
     where g.organization_id = $1 and g.fingerprint = f.fingerprint and g.started_at >= ${name}_bucket.bucket_start
       and g.started_at < ${name}_bucket.bucket_start + make_interval(secs => ${FINEST_GRAIN.seconds})
-      and ${isVisibleWorkflow('x.workflow_uuid')}
+      and ${isVisibleWorkflow('x.workflow_uuid', 'hashed')}
     order by g.started_at ${direction}, g.execution_uuid ${direction} limit 1
   ) ${name}_execution on true`;
 }
