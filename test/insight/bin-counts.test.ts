@@ -6,7 +6,9 @@ import { seeded } from '../ingest/dataset.js';
 
 const entries = (bins: BinCounts) => {
   const seen: Array<[number, number]> = [];
-  bins.forEach((bin, n) => seen.push([bin, n]));
+  bins.forEach((bin, n) => {
+    seen.push([bin, n]);
+  });
   return seen;
 };
 
@@ -14,7 +16,9 @@ const entries = (bins: BinCounts) => {
 function referenceOf(histograms: ReadonlyArray<{ lo: number; counts: number[] }>): Array<[number, number]> {
   const sums = new Map<number, number>();
   for (const { lo, counts } of histograms) {
-    counts.forEach((n, i) => sums.set(lo + i, (sums.get(lo + i) ?? 0) + n));
+    counts.forEach((n, i) => {
+      sums.set(lo + i, (sums.get(lo + i) ?? 0) + n);
+    });
   }
   return [...sums].filter(([, n]) => n !== 0).sort(([a], [b]) => a - b);
 }
