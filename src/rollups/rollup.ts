@@ -130,17 +130,19 @@ export const EVERY_WORKFLOW = '00000000-0000-0000-0000-000000000000';
 /**
  * SQL: `column` names a workflow of the organization $1, the visibility every read applies (a
  * workflow's rows count once it has arrived), in one of two forms.
- * - `hashed`: a test on the membership, which PostgreSQL answers from one hash of the
- *   organization's workflows per statement (while they fit in work_mem, 4 MB by default: some
- *   50,000 workflows). For generic plans, which cannot see a window's pieces and expect one row
- *   per piece: there a bare `in` became a join that rescanned the workflows for every rollup row
- *   (error groups' spread costs 0.75 of that, the deep page's seek 0.7). And for reads whose
- *   access path is a plain range of one index, where the check only filters.
+ * - `hashed`: an `exists` kept out of the join tree (`is true`), which PostgreSQL answers from
+ *   one hash of the organization's workflows per statement, or, when they do not fit in work_mem
+ *   (4 MB by default: some 50,000 workflows), by probing the workflows' key for each row. For
+ *   generic plans, which cannot see a window's pieces and expect one row per piece: there a bare
+ *   `in` became a join that rescanned the workflows for every rollup row (error groups' spread
+ *   costs 0.75 of that, the deep page's seek 0.7). And for reads whose access path is a plain
+ *   range of one index, where the check only filters. (An `in` kept out of the join tree hashes
+ *   as well, but past work_mem it scans the whole list for each row.)
  * - `joined`: a bare `in`, which the planner turns into a join and estimates. For custom-planned
  *   window reads: the membership test hides how selective the check is, and the planner then
  *   read the organization's rollups whole (its 24-hour activity took 42 ms instead of 1.3).
  */
 export const isVisibleWorkflow = (column: string, form: 'hashed' | 'joined') =>
   form === 'hashed'
-    ? `(${column} in (select uuid from workflows where organization_id = $1)) is true`
+    ? `(exists (select 1 from workflows vw where vw.organization_id = $1 and vw.uuid = ${column})) is true`
     : `${column} in (select uuid from workflows where organization_id = $1)`;
