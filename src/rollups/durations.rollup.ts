@@ -75,7 +75,7 @@ export const durations = defineRollup({
         ${sql.scope('e.workflow_uuid')}
         and ${sql.filter('capability_id', 'v.capability_id')} and ${sql.filter('workflow_uuid', 'e.workflow_uuid')}
       -- Keeps the planner from pulling the subquery up: pulled up, its outcome and duration are
-      -- computed once for each of their five uses above, a third of the edges' cost.
+      -- computed once for each of their five uses above, a fifth of the edges' cost.
       offset 0
     ) c
     where c.capability_id <> '' and ${sql.filter('status', 'c.status')}`,
