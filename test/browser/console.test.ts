@@ -382,29 +382,59 @@ describe('the web console in a real browser', () => {
     const sentAt = () => page.evaluate(() => (window as unknown as { sentAt: number[] }).sentAt.slice());
     const loaded = await sentAt();
     const { workflows } = await world.api('{ workflows(input: {page: {size: 1}}) { data { uuid } } }');
-    const arrives = () =>
-      ingest(world.database.db, [
+    const arrivals: number[] = [];
+    const arrives = () => {
+      const startedAt = Date.now() - 60_000;
+      arrivals.push(startedAt);
+      return ingest(world.database.db, [
         execution(world.tenant.organizationId, workflows.data[0].uuid, {
           status: 'FAILURE',
-          startedAt: new Date(Date.now() - 60_000).toISOString(),
-          finishedAt: new Date(Date.now() - 30_000).toISOString(),
+          startedAt: new Date(startedAt).toISOString(),
+          finishedAt: new Date(startedAt + 30_000).toISOString(),
         }),
       ]);
+    };
+    const view = page.locator('[data-view="overview"]');
     const shown = async () => Number(await page.locator('[data-figure="executions"]').innerText());
-    // A refresh asks dozens of questions (each bucket's durations, each workflow); on the embedded
-    // database beside the rest of the suite that has taken more than 10 s.
-    const shows = async (count: number) => {
+    // The view's window ends at its clock's now, which this test moves on by more than a minute:
+    // executions of the simulated day leave the window's start as new ones arrive. So each refresh
+    // is checked against what the API answers for the window the view names, and that window
+    // must hold every arrival. A refresh asks dozens of questions (each bucket's durations, each
+    // workflow); on the embedded database beside the rest of the suite that has taken over 10 s.
+    const refreshedPast = async (previousTo: string) => {
       try {
         await page.waitForFunction(
-          (n) => document.querySelector('[data-figure="executions"]')?.textContent === String(n),
-          count,
+          (to) => {
+            const shownView = document.querySelector('[data-view="overview"]');
+            return (
+              shownView?.getAttribute('data-complete') === 'true' && shownView.getAttribute('data-to') !== to
+            );
+          },
+          previousTo,
           { timeout: 30_000 },
         );
       } catch {
-        assert.fail(`the view shows ${await shown()} executions, not ${count}`);
+        assert.fail(`the view still shows the window ending ${previousTo}`);
       }
+      const from = (await view.getAttribute('data-from'))!;
+      const to = (await view.getAttribute('data-to'))!;
+      const { workflowActivity } = await world.api(
+        `query($from: Time, $to: Time) {
+          workflowActivity(input: {from: $from, to: $to}) { data { successCount failureCount } } }`,
+        { from, to },
+      );
+      const buckets = workflowActivity.data as Array<{ successCount: number; failureCount: number }>;
+      const answered = buckets.reduce((sum, b) => sum + b.successCount + b.failureCount, 0);
+      for (const startedAt of arrivals) {
+        assert.ok(
+          Date.parse(from) <= startedAt && startedAt <= Date.parse(to),
+          'the window holds every arrival',
+        );
+      }
+      assert.equal(await shown(), answered, `the view shows what the API answers for ${from}..${to}`);
+      return to;
     };
-    const first = await shown();
+    const firstTo = (await view.getAttribute('data-to'))!;
 
     await arrives();
     // A second at a time, until the view asks again.
@@ -416,15 +446,17 @@ describe('the web console in a real browser', () => {
     assert.ok(again !== undefined, 'the view asks again');
     const interval = again - (loaded[0] ?? 0);
     assert.ok(interval >= 14_000 && interval <= 17_500, `asked again after ${interval} ms`);
-    await shows(first + 1);
+    const refreshedTo = await refreshedPast(firstTo);
     await complete(page, 'overview');
 
     await page.getByRole('button', { name: 'Pause refresh' }).click();
     const postsWhenPaused = tab.posts.length;
+    const shownWhenPaused = await shown();
     await arrives();
     await page.clock.runFor(60_000);
     await new Promise((resolve) => setTimeout(resolve, 500));
-    assert.equal(await shown(), first + 1, 'a paused view keeps what it shows');
+    assert.equal(await shown(), shownWhenPaused, 'a paused view keeps what it shows');
+    assert.equal(await view.getAttribute('data-to'), refreshedTo, 'a paused view keeps its window');
     assert.equal(tab.posts.length, postsWhenPaused, 'a paused view asks nothing');
 
     const beforeResume = (await sentAt()).length;
@@ -439,7 +471,7 @@ describe('the web console in a real browser', () => {
     const resumed = (await sentAt())[beforeResume];
     assert.ok(resumed !== undefined, 'a resumed view asks again');
     assert.ok(resumed - resumedAt <= 17_500, `a resumed view asked again after ${resumed - resumedAt} ms`);
-    await shows(first + 2);
+    await refreshedPast(refreshedTo);
     noProblems(tab);
   });
 
