@@ -1,10 +1,12 @@
 import type { Transaction } from '../db/database.js';
 import { callOutcomeSql, durationMsSql, durations } from '../rollups/durations.rollup.js';
-import { FINEST_GRAIN } from '../rollups/grains.js';
 import { EVERY_WORKFLOW } from '../rollups/rollup.js';
 import type { DeltaRow } from '../rollups/rollup-deltas.js';
 
 type DurationRow = DeltaRow<(typeof durations.dimensionNames)[number]>;
+
+/** The rollup's finest rung, whose rows stand for raw rows. */
+const FINEST_GRAIN = durations.grains[0]!;
 
 /** The keyed rows ($1-$5, one array a dimension) as `k`. */
 const KEYS = `with k as (

@@ -1,5 +1,5 @@
 import { floorTo } from '../modules/shared/buckets.js';
-import { ALL_TIME, ALL_TIME_START, FINEST_GRAIN } from './grains.js';
+import { ALL_TIME, ALL_TIME_START } from './grains.js';
 import type { Contributions, MeasureKind, Measures, Rollup } from './rollup.js';
 
 /** One row of a rollup table, named by its key. */
@@ -63,10 +63,11 @@ export class RollupDeltas<D extends string, MS extends Measures> {
     contributions: Contributions<MS>,
     sign: 1 | -1,
   ): void {
+    const finest = this.rollup.grains[0]!;
     const key = {
       organizationId,
-      grain: FINEST_GRAIN.seconds,
-      bucketStart: floorTo(time, FINEST_GRAIN.ms),
+      grain: finest.seconds,
+      bucketStart: floorTo(time, finest.ms),
       dimensions,
     };
     const row = this.rowOf(this.finest, key);
@@ -91,7 +92,7 @@ export class RollupDeltas<D extends string, MS extends Measures> {
   sorted(): DeltaRow<D>[] {
     const all = new Map(this.finest);
     const coarser: Array<{ seconds: number; ms: number } | 'all-time'> = [
-      ...this.rollup.grains.filter((grain) => grain !== FINEST_GRAIN),
+      ...this.rollup.grains.slice(1),
       ...(this.rollup.allTime ? (['all-time'] as const) : []),
     ];
     for (const row of this.finest.values()) {

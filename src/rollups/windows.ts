@@ -1,5 +1,5 @@
 import { ceilTo, floorTo } from '../modules/shared/buckets.js';
-import { FINEST_GRAIN, type Grain } from './grains.js';
+import type { Grain } from './grains.js';
 
 /** A window of start times in ms: `from` inclusive, `to` exclusive (null: open-ended). */
 export interface TimeWindow {
@@ -23,13 +23,14 @@ export const RAW = -1;
 /**
  * Splits a window into the fewest pieces of a rollup's `grains` (finest first) that fit inside it
  * (coarsest grain first) plus the raw partial edges, so that an aggregate over any window costs a
- * bounded amount of work however many rows it covers: the edges are shorter than the finest grain.
+ * bounded amount of work however many rows it covers: the edges are shorter than the finest grain,
+ * to whose buckets they are aligned.
  * Stored timestamps have millisecond precision, so an inclusive bound `t` is the exclusive `t + 1`.
  */
 export function splitWindow(window: TimeWindow, grains: readonly Grain[]): WindowPiece[] {
   const { from, to } = window;
   if (to !== null && to <= from) return [];
-  const finest = FINEST_GRAIN.ms;
+  const finest = grains[0]!.ms;
   const alignedFrom = ceilTo(from, finest);
   const alignedTo = to === null ? null : floorTo(to, finest);
   if (alignedTo !== null && alignedTo <= alignedFrom) return [{ grain: RAW, from, to }];

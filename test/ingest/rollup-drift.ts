@@ -8,7 +8,7 @@ import { errorGroupOf } from '../../src/rollups/fingerprint.js';
 
 /** The grains each rollup keeps: durations every rung of the ladder, the others three. */
 const GRAINS = [300, 3600, 86400];
-const DURATION_GRAINS = [300, 900, 3600, 21600, 86400];
+const DURATION_GRAINS = [60, 300, 900, 3600, 21600, 86400];
 const EVERY = '00000000-0000-0000-0000-000000000000';
 
 interface ExecutionRow {

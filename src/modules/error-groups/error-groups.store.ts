@@ -1,7 +1,7 @@
 import { genericPlan, type Queryable } from '../../db/database.js';
 import { ANY_LEVEL, errorGroupCounts } from '../../rollups/error-groups.rollup.js';
 import { errorGroupOf } from '../../rollups/fingerprint.js';
-import { DAY_GRAIN, FINEST_GRAIN } from '../../rollups/grains.js';
+import { DAY_GRAIN } from '../../rollups/grains.js';
 import { isVisibleWorkflow } from '../../rollups/rollup.js';
 import { type RollupWindow, readWindows } from '../../rollups/rollup-reader.store.js';
 
@@ -108,11 +108,14 @@ export interface GroupSightings {
   readonly sampleMessage: string;
 }
 
+/** The rollup's finest rung: the buckets a day's row is narrowed to. */
+const FINEST = errorGroupCounts.grains[0]!;
+
 /**
  * The earliest (`first`) or latest (`last`) stored execution of the group `f.fingerprint` among
  * the organization's visible workflows, as lateral joins named `<name>_day`, `<name>_bucket` and
- * `<name>_execution`: the first day rollup row with executions, then the first 5-minute row of
- * that day, then the group's rows of that bucket (dated by their execution's start, migration
+ * `<name>_execution`: the first day rollup row with executions, then the first row of the finest
+ * grain that day, then the group's rows of that bucket (dated by their execution's start, migration
  * 0008); a few index probes per group, whatever its size or the bucket's. When retention dropped
  * that bucket's executions, `<name>_execution` is null and the bucket's start stands for them.
  */
@@ -128,7 +131,7 @@ function boundJoins(name: 'first' | 'last'): string {
   cross join lateral (
     select r.bucket_start from ${errorGroupCounts.table} r
     where r.organization_id = $1 and r.fingerprint = f.fingerprint and r.capability_id = '${ANY_LEVEL}'
-      and r.grain = ${FINEST_GRAIN.seconds} and r.execution_count > 0
+      and r.grain = ${FINEST.seconds} and r.execution_count > 0
       and r.bucket_start >= ${name}_day.bucket_start
       and r.bucket_start < ${name}_day.bucket_start + make_interval(secs => ${DAY_GRAIN.seconds})
       and ${isVisibleWorkflow('r.workflow_uuid', 'hashed')}
@@ -138,7 +141,7 @@ function boundJoins(name: 'first' | 'last'): string {
     select x.uuid, x.started_at from execution_error_groups g
     join executions x on x.organization_id = $1 and x.started_at = g.started_at and x.uuid = g.execution_uuid
     where g.organization_id = $1 and g.fingerprint = f.fingerprint and g.started_at >= ${name}_bucket.bucket_start
-      and g.started_at < ${name}_bucket.bucket_start + make_interval(secs => ${FINEST_GRAIN.seconds})
+      and g.started_at < ${name}_bucket.bucket_start + make_interval(secs => ${FINEST.seconds})
       and ${isVisibleWorkflow('x.workflow_uuid', 'hashed')}
     order by g.started_at ${direction}, g.execution_uuid ${direction} limit 1
   ) ${name}_execution on true`;
