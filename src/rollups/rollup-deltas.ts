@@ -88,21 +88,29 @@ export class RollupDeltas<D extends string, MS extends Measures> {
     }
   }
 
-  /** Every row, of every grain, in key order, so that concurrent writers touch shared rows in one order. */
+  /**
+   * Every row, of every grain, in key order, so that concurrent writers touch shared rows in one
+   * order. Each grain's rows are folded from the next finer grain's (each bucket lies inside one
+   * bucket of every coarser grain), so a row is folded once, not once per coarser grain.
+   */
   sorted(): DeltaRow<D>[] {
     const all = new Map(this.finest);
     const coarser: Array<{ seconds: number; ms: number } | 'all-time'> = [
       ...this.rollup.grains.slice(1),
       ...(this.rollup.allTime ? (['all-time'] as const) : []),
     ];
-    for (const row of this.finest.values()) {
-      for (const grain of coarser) {
+    let finer = this.finest;
+    for (const grain of coarser) {
+      const rows = new Map<string, DeltaRow<D>>();
+      for (const row of finer.values()) {
         const key =
           grain === 'all-time'
             ? { ...row.key, grain: ALL_TIME, bucketStart: ALL_TIME_START.getTime() }
             : { ...row.key, grain: grain.seconds, bucketStart: floorTo(row.key.bucketStart, grain.ms) };
-        this.fold(this.rowOf(all, key), row);
+        this.fold(this.rowOf(rows, key), row);
       }
+      for (const [id, row] of rows) all.set(id, row);
+      finer = rows;
     }
     return [...all.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
   }
