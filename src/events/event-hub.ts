@@ -158,10 +158,10 @@ export class EventHub {
 
   /**
    * Sends one group's changes (ascending) to each of its streams, through the stream's filter, in
-   * one write per stream (one chunk and system call per poll, not one per event). A stream whose
-   * socket buffer is full after that write is paused until it drains: at most one read's events
+   * slices of many events (a system call per slice, not per event). A stream whose socket has not
+   * taken all of them is paused until it has (EventStream): at most one read's events
    * (READ_LIMIT) beyond the socket's buffer are ever held per stream, and its cursor is the last
-   * change written, so nothing is lost if it is cut.
+   * change queued, so nothing is lost if it is cut.
    */
   private deliver(streams: readonly EventStream[], rows: readonly FeedRow[]): void {
     const lastOf = new Map<string, number>();
@@ -180,18 +180,18 @@ export class EventHub {
     for (const stream of streams) {
       if (stream.isClosed) continue;
       const { workflowUuid, statuses } = stream.filter;
-      let chunk = '';
+      const texts: string[] = [];
       for (const row of rows) {
         const execution = row.execution;
         // Only the latest change of an execution in this read is sent: the others carry the same state.
         if (!execution || lastOf.get(execution.uuid) !== row.changeId) continue;
         if (workflowUuid !== undefined && execution.workflow_uuid !== workflowUuid) continue;
         if (statuses !== undefined && !statuses.has(execution.status as never)) continue;
-        chunk += textOf(row);
+        texts.push(textOf(row));
       }
-      // Every change read has been passed, sent or filtered out.
+      // Every change read has been passed, queued or filtered out.
       stream.after = last.changeId;
-      if (chunk !== '') stream.write(chunk);
+      if (texts.length > 0) stream.write(texts);
     }
   }
 
@@ -204,7 +204,7 @@ export class EventHub {
         stream.close(true);
         this.remove(stream);
       } else if (!stream.paused) {
-        stream.write(comment);
+        stream.write([comment]);
       }
     }
   }

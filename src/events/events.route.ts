@@ -106,7 +106,7 @@ export function registerEventsRoute(app: FastifyInstance, deps: EventsRouteDeps)
     }
     response.on('close', () => hub.remove(stream));
     // The headers and a first line at once, so that clients and proxies see the stream is open.
-    stream.write(`retry: 1000\n${sseComment('connected')}`);
+    stream.write([`retry: 1000\n${sseComment('connected')}`]);
     hub.add(stream);
   });
 }

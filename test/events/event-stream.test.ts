@@ -30,7 +30,7 @@ async function streamToIdleClient(): Promise<{ stream: EventStream; client: Sock
 /** Writes until the socket takes no more: the stream is then paused. */
 function fill(stream: EventStream): void {
   const chunk = `data: ${'x'.repeat(1 << 20)}\n\n`;
-  for (let i = 0; i < 64 && stream.write(chunk); i++);
+  for (let i = 0; i < 64 && !stream.paused; i++) stream.write([chunk]);
   assert.ok(stream.paused, 'the stream is paused once the socket is full');
 }
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { describe, it } from 'node:test';
 import { createTenant, execution, workflow } from '../harness/fixtures.js';
+import { startServer } from '../harness/server.js';
 import { useServer } from '../harness/suite.js';
 import { call } from '../http/http-client.js';
 import { INGEST_TOKEN, postIngest } from '../ingest/http.js';
@@ -233,6 +234,55 @@ describe('GET /events', () => {
     } finally {
       reader.close();
       stalled.destroy();
+    }
+  });
+
+  it('keeps a client that reads slowly but steadily, however long one poll of events takes it', async () => {
+    // Its own server on the same database, with heartbeats 1 s apart: a client is cut after two
+    // heartbeats in which it took nothing, so one that reads every 30 ms must never be.
+    const slowServer = await startServer(ctx.db, {
+      events: { pollMs: 20, heartbeatMs: 1000, maxStreamsPerKey: 2 },
+    });
+    const tenant = await createTenant(ctx.db);
+    const org = tenant.organizationId;
+    const flow = workflow(org);
+    await ingestOk([flow]);
+    // A client on a slow link: one read (at most 64 KB) every 30 ms, at most about 2 MB/s.
+    const slow = connect(Number(new URL(slowServer.url).port), '127.0.0.1');
+    let text = '';
+    slow.on('data', (chunk: Buffer) => {
+      text += chunk.toString('latin1');
+      slow.pause();
+      setTimeout(() => slow.resume(), 30);
+    });
+    let closed = false;
+    slow.once('close', () => {
+      closed = true;
+    });
+    slow.write(
+      `GET /events HTTP/1.1\r\nHost: test\r\nAuthorization: Apikey ${tenant.key}\r\n` +
+        'Accept: text/event-stream\r\nLast-Event-ID: 0\r\n\r\n',
+    );
+    try {
+      // About 12 MB in one poll: far more than the socket buffers, seconds to read at that pace.
+      const big = Array.from({ length: 10 }, (_, i) => ({ error: `${i}`.repeat(10_000), count: 1 }));
+      const runs = Array.from({ length: 120 }, () =>
+        execution(org, flow.uuid as string, { status: 'FAILURE', errors: big }),
+      );
+      const startedAt = Date.now();
+      await ingestOk(runs);
+      const last = runs.at(-1)!.uuid as string;
+      while (!text.includes(last) && !closed && Date.now() - startedAt < 30_000) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const tookMs = Date.now() - startedAt;
+      assert.equal(closed, false, `cut after ${text.length} bytes and ${tookMs} ms`);
+      // Reading took longer than two heartbeats: a stream judged by when it drains would have been cut.
+      assert.ok(tookMs > 2000, `read in ${tookMs} ms`);
+      for (const run of runs) assert.ok(text.includes(`"uuid":"${run.uuid}"`), `${run.uuid} is missing`);
+    } finally {
+      slow.destroy();
+      await slowServer.close();
     }
   });
 
