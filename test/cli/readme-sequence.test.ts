@@ -56,10 +56,14 @@ describe("the README's first steps", () => {
           continue;
         }
         assert.equal(command, 'wfapi', line);
-        // Files go to a scratch directory rather than the checkout.
+        // Files go to a scratch directory rather than the checkout. Ingesting the week of 5,000
+        // executions into the embedded database takes some 40 s on an idle machine of two cores
+        // (README, "Your own data"), and another test file runs beside this one: five minutes each.
         const run = await runCli(
           args.map((arg) => (arg.endsWith('.ndjson') ? join(dir, arg) : arg)),
           env,
+          '',
+          300_000,
         );
         assert.equal(run.code, 0, `${line}\n${run.stderr}`);
         outputs[args[0]!] = run.stdout;

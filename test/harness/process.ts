@@ -179,14 +179,15 @@ export function startWfapi(args: readonly string[], options: StartOptions = {}):
 /**
  * Runs `wfapi <args>` from source to its end, as a user would from a shell: stdout and stderr
  * are pipes, so no colours and no progress bar unless `env` asks for them; `stdin` is its
- * standard input. The connection comes only from `env` (see cleanEnv). Killed after 60 s.
+ * standard input. The connection comes only from `env` (see cleanEnv). Killed after `timeoutMs`.
  */
 export function runCli(
   args: readonly string[],
   env: Readonly<Record<string, string>> = {},
   stdin = '',
+  timeoutMs = 60_000,
 ): Promise<CliResult> {
-  return startWfapi(args, { env: cleanEnv(env), stdin, timeoutMs: 60_000 }).result();
+  return startWfapi(args, { env: cleanEnv(env), stdin, timeoutMs }).result();
 }
 
 /**
