@@ -12,6 +12,16 @@ export interface Lease {
   release(): void;
 }
 
+/**
+ * How long the server's own statements must have left the connection free before background work
+ * may take it. A request's statements come a few milliseconds of JavaScript apart (a list, its
+ * count, then its loaders): without the grace, background work took the connection in each gap
+ * and the request waited for one background transaction per statement.
+ */
+const BACKGROUND_GRACE_MS = 20;
+/** Background work that has waited this long takes the next free moment, grace or not: never starved. */
+const BACKGROUND_MAX_WAIT_MS = 1000;
+
 interface Waiter {
   grant(): void;
   readonly signal: AbortWatch | undefined;
@@ -37,6 +47,11 @@ export class EmbeddedDatabase implements Database {
   /** Waiting for the connection: the server's own statements, then background work. */
   private readonly waiters: Waiter[] = [];
   private readonly background: Waiter[] = [];
+  /** When the server's own last lease ended (performance.now()), and the timer that waits out the grace. */
+  private lastOwnRelease = Number.NEGATIVE_INFINITY;
+  private backgroundTimer: NodeJS.Timeout | undefined;
+  /** Since when the first background waiter has waited. */
+  private backgroundSince = 0;
   private closed = false;
   private replaced: WorkerConnection | undefined;
   private readonly onDisk: boolean;
@@ -56,8 +71,9 @@ export class EmbeddedDatabase implements Database {
 
   /**
    * Waits for the connection, first in first served, except that `background` work (a bulk load)
-   * waits until no other is waiting: a request then waits for at most the one background
-   * transaction running. Refused once `signal` aborts.
+   * waits until no other is waiting and the server's own statements have left the connection
+   * free for BACKGROUND_GRACE_MS: a request then waits for at most the one background
+   * transaction running when it came. Refused once `signal` aborts.
    */
   lease(signal?: AbortWatch, background = false): Promise<Lease> {
     if (this.closed) return Promise.reject(connectionError('database is closed'));
@@ -68,10 +84,11 @@ export class EmbeddedDatabase implements Database {
       release: () => {
         if (released) return;
         released = true;
+        if (!background) this.lastOwnRelease = performance.now();
         this.handOver();
       },
     };
-    if (!this.held) {
+    if (!this.held && !(background && this.inGrace())) {
       this.held = true;
       return Promise.resolve(lease);
     }
@@ -91,14 +108,52 @@ export class EmbeddedDatabase implements Database {
         reject(canceledError());
       };
       signal?.addEventListener('abort', onAbort, { once: true });
+      if (background && queue.length === 0) this.backgroundSince = performance.now();
       queue.push(waiter);
+      if (!this.held) this.grantBackgroundLater();
     });
   }
 
+  /** Whether background work must still leave the connection to the server's own statements. */
+  private inGrace(): boolean {
+    const now = performance.now();
+    const waited = this.background.length > 0 ? now - this.backgroundSince : 0;
+    return now - this.lastOwnRelease < BACKGROUND_GRACE_MS && waited < BACKGROUND_MAX_WAIT_MS;
+  }
+
   private handOver(): void {
-    const next = this.waiters.shift() ?? this.background.shift();
-    if (next) next.grant();
-    else this.held = false;
+    const next = this.waiters.shift() ?? (this.inGrace() ? undefined : this.takeBackground());
+    if (next) {
+      next.grant();
+      return;
+    }
+    this.held = false;
+    if (this.background.length > 0) this.grantBackgroundLater();
+  }
+
+  private takeBackground(): Waiter | undefined {
+    const next = this.background.shift();
+    this.backgroundSince = performance.now();
+    return next;
+  }
+
+  /** Grants the first background waiter once the grace has passed, if the connection is still free. */
+  private grantBackgroundLater(): void {
+    if (this.backgroundTimer !== undefined) return;
+    const wait = BACKGROUND_GRACE_MS - (performance.now() - this.lastOwnRelease);
+    this.backgroundTimer = setTimeout(
+      () => {
+        this.backgroundTimer = undefined;
+        if (this.held || this.closed || this.background.length === 0) return;
+        if (this.inGrace()) {
+          this.grantBackgroundLater();
+          return;
+        }
+        this.held = true;
+        this.takeBackground()!.grant();
+      },
+      Math.max(1, Math.ceil(wait)),
+    );
   }
 
   private async run(statement: Statement, signal?: AbortWatch): Promise<unknown[]> {
@@ -182,6 +237,7 @@ export class EmbeddedDatabase implements Database {
     if (this.closed) return;
     const lease = await this.lease();
     this.closed = true;
+    clearTimeout(this.backgroundTimer);
     for (const waiter of [...this.waiters.splice(0), ...this.background.splice(0)])
       waiter.refuse(connectionError('database is closed'));
     try {
