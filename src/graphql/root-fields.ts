@@ -1,4 +1,5 @@
-import { type DocumentNode, Kind, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
+import { type DocumentNode, Kind, type OperationDefinitionNode } from 'graphql';
+import { selectedFieldNames } from '../schema/selected-fields.js';
 
 /**
  * The names (never aliases) of the root fields an operation selects, through inline fragments
@@ -11,19 +12,5 @@ export function rootFieldNames(document: DocumentNode, operation: OperationDefin
       definition.kind === Kind.FRAGMENT_DEFINITION ? [[definition.name.value, definition] as const] : [],
     ),
   );
-  const names = new Set<string>();
-  const visited = new Set<string>();
-  const visit = (selectionSet: SelectionSetNode) => {
-    for (const selection of selectionSet.selections) {
-      if (selection.kind === Kind.FIELD) names.add(selection.name.value);
-      else if (selection.kind === Kind.INLINE_FRAGMENT) visit(selection.selectionSet);
-      else if (!visited.has(selection.name.value)) {
-        visited.add(selection.name.value);
-        const fragment = fragments.get(selection.name.value);
-        if (fragment) visit(fragment.selectionSet);
-      }
-    }
-  };
-  visit(operation.selectionSet);
-  return [...names].sort();
+  return [...selectedFieldNames([operation.selectionSet], (name) => fragments.get(name))].sort();
 }

@@ -156,6 +156,42 @@ describe('searchExecutionLogs', () => {
     assert.equal(first.data.length, 10, 'the default page holds ten matches');
   });
 
+  it('answers the same page and count whether both are asked for, the page alone or the count alone', async () => {
+    const t = await createTenant(ctx.db);
+    const { lines } = await seedMany(t);
+    const exact = expected(lines, 'insufficient', T0 - HOUR, T0 + HOUR);
+    assert.ok(exact.length > 30, `${exact.length} matches`);
+    const MATCH = 'workflowExecutionUUID workflowUUID workflowName nodeID timestamp message';
+    // Through a fragment, an inline fragment and aliases: the fields asked for are found in each.
+    const shapes = {
+      both: `fragment F on SearchExecutionLogsOutput { total: count }
+        query ($input: SearchExecutionLogsInput!) { searchExecutionLogs(input: $input) {
+          ...F ... on SearchExecutionLogsOutput { exact: countIsExact } matches: data { ${MATCH} } } }`,
+      page: `query ($input: SearchExecutionLogsInput!) { searchExecutionLogs(input: $input) { matches: data { ${MATCH} } } }`,
+      count: `query ($input: SearchExecutionLogsInput!) { searchExecutionLogs(input: $input) { total: count exact: countIsExact } }`,
+    };
+    for (const number of [0, 2, 50]) {
+      const input = {
+        query: 'insufficient',
+        from: iso(T0 - HOUR),
+        to: iso(T0 + HOUR),
+        page: { number, size: 7 },
+      };
+      const answers = Object.fromEntries(
+        await Promise.all(
+          Object.entries(shapes).map(async ([shape, query]) => [
+            shape,
+            dataOf(await ctx.server.gql(t.key, query, { input })).searchExecutionLogs,
+          ]),
+        ),
+      );
+      const page = exact.slice(number * 7, number * 7 + 7);
+      assert.deepEqual(answers.both, { total: exact.length, exact: true, matches: page }, `page ${number}`);
+      assert.deepEqual(answers.page, { matches: page }, `page ${number}`);
+      assert.deepEqual(answers.count, { total: exact.length, exact: true }, `page ${number}`);
+    }
+  });
+
   it('matches %, _ and \\ literally', async () => {
     const t = await createTenant(ctx.db);
     const wf = workflow(t.organizationId);

@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Database, Transaction } from '../../src/db/database.js';
 import { openTestDatabase, type TestDatabase } from '../harness/database.js';
-import { createTenant, deployment, execution, ingest, type Tenant, workflow } from '../harness/fixtures.js';
+import {
+  createTenant,
+  deployment,
+  execution,
+  ingest,
+  log,
+  type Tenant,
+  workflow,
+} from '../harness/fixtures.js';
 import { startServer, type TestServer } from '../harness/server.js';
 import { dataOf } from './graphql-assertions.js';
 
@@ -184,6 +192,45 @@ describe('SQL statements per page', () => {
       const unknown = await statementsFor(query, { u: '00000000-0000-4000-8000-000000000000' });
       assert.equal(unknown.data[field].data, null);
       assert.equal(unknown.statements.filter((sql) => !isKeyRead(sql)).length, 1);
+    }
+  });
+
+  it('searches logs for a page and its count in one statement, and for either alone in one', async () => {
+    const { data: page } = await statementsFor(
+      'query($w: String!) { workflowExecutions(input: {workflowUuid: $w, page: {size: 1}}) { data { uuid } } }',
+      { w: busyWorkflow },
+    );
+    const uuid = page.workflowExecutions.data[0].uuid as string;
+    await ingest(
+      database.db,
+      [1, 2, 3].map((i) =>
+        log(tenant.organizationId, uuid, { message: `needle ${i}`, timestamp: `2026-03-01T00:00:0${i}Z` }),
+      ),
+    );
+    const input = { query: 'needle', from: '2026-02-28T00:00:00Z', to: '2026-03-02T00:00:00Z' };
+    const reads = (statements: string[]) => statements.filter((sql) => /from execution_logs/.test(sql));
+    for (const [fields, answer] of [
+      [
+        'count countIsExact data { message }',
+        { count: 3, countIsExact: true, data: ['needle 3', 'needle 2', 'needle 1'] },
+      ],
+      ['data { message }', { data: ['needle 3', 'needle 2', 'needle 1'] }],
+      ['count', { count: 3 }],
+    ] as const) {
+      const searched = await statementsFor(
+        `query($input: SearchExecutionLogsInput!) { searchExecutionLogs(input: $input) { ${fields} } }`,
+        { input },
+      );
+      const { data, ...counts } = searched.data.searchExecutionLogs;
+      assert.deepEqual(
+        { ...counts, ...(data ? { data: data.map((m: { message: string }) => m.message) } : {}) },
+        answer,
+      );
+      assert.equal(
+        reads(searched.statements).length,
+        1,
+        `${fields}:\n${searched.statements.join('\n---\n')}`,
+      );
     }
   });
 });

@@ -1,10 +1,11 @@
 import { badInput } from '../../errors.js';
 import type { Resolvers } from '../../schema/resolver-types.generated.js';
+import { subfieldNames } from '../../schema/selected-fields.js';
 import { once } from '../shared/once.js';
 import { likePattern, toPaging } from '../shared/paging.js';
 import { windowOf } from '../shared/time-window.js';
 import { normalizeUuid } from '../shared/uuid.js';
-import { countLogMatches, type LogSearch, searchLogs } from './log-search.store.js';
+import { countLogMatches, type LogSearch, searchLogs, searchLogsCounted } from './log-search.store.js';
 
 /** Matches counted exactly up to this many; pages end there too. */
 export const MAX_COUNTED_MATCHES = 10_000;
@@ -12,7 +13,7 @@ const MIN_QUERY_LENGTH = 3;
 
 export const logSearchResolvers: Resolvers = {
   Query: {
-    searchExecutionLogs: async (_parent, { input }, ctx) => {
+    searchExecutionLogs: async (_parent, { input }, ctx, info) => {
       if ([...input.query].length < MIN_QUERY_LENGTH) {
         throw badInput(`query must be at least ${MIN_QUERY_LENGTH} characters`);
       }
@@ -26,7 +27,7 @@ export const logSearchResolvers: Resolvers = {
       let workflowUuid: string | null = null;
       if (input.workflowUUID !== undefined && input.workflowUUID !== null) {
         const uuid = normalizeUuid(input.workflowUUID);
-        if (uuid === undefined) return { search: undefined, paging, count: async () => 0 };
+        if (uuid === undefined) return { page: async () => [], count: async () => 0 };
         workflowUuid = uuid;
       }
       const search: LogSearch = {
@@ -36,19 +37,26 @@ export const logSearchResolvers: Resolvers = {
         from: new Date(window.from),
         to: new Date(window.to),
       };
+      const cap = MAX_COUNTED_MATCHES + 1;
+      const pageAlone = () => searchLogs(ctx.db, ctx.organizationId, search, paging);
+      const selected = subfieldNames(info);
+      if (selected.has('data') && (selected.has('count') || selected.has('countIsExact'))) {
+        // Both: one reading of the matches gives the count and, below the cap, the page.
+        const both = once(() => searchLogsCounted(ctx.db, ctx.organizationId, search, paging, cap));
+        return {
+          page: async () => (await both()).page ?? (await pageAlone()),
+          count: async () => (await both()).count,
+        };
+      }
       return {
-        search,
-        paging,
-        count: once(() => countLogMatches(ctx.db, ctx.organizationId, search, MAX_COUNTED_MATCHES + 1)),
+        page: pageAlone,
+        count: once(() => countLogMatches(ctx.db, ctx.organizationId, search, cap)),
       };
     },
   },
   SearchExecutionLogsOutput: {
-    data: async (parent, _args, ctx) =>
-      (parent.search === undefined
-        ? []
-        : await searchLogs(ctx.db, ctx.organizationId, parent.search, parent.paging)
-      ).map((row) => ({
+    data: async (parent) =>
+      (await parent.page()).map((row) => ({
         workflowExecutionUUID: row.workflow_execution_uuid,
         workflowUUID: row.workflow_uuid,
         workflowName: row.workflow_name,

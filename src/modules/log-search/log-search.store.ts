@@ -23,6 +23,9 @@ export interface LogMatchRow {
 const DAYS_ASKED_ONE_BY_ONE = 32;
 const DAY_MS = 86_400_000;
 
+/** A row of the counted statement: the count, with a match or, past the last match, nulls. */
+type CountedRow = { n: number } & (LogMatchRow | { [K in keyof LogMatchRow]: null });
+
 /** A line's day as migration 0007's `wfapi_log_day` has it: whole days since 1970, toward zero. */
 const dayOf = (ms: number) => Math.trunc(ms / DAY_MS);
 
@@ -46,12 +49,26 @@ const matchesWhere = (days: string) => `
   join workflows w on w.organization_id = e.organization_id and w.uuid = e.workflow_uuid
   where l.organization_id = $1 and ${days} and (l.timestamp >= $2 and l.timestamp <= $3) is true and l.message ilike $4
     and ($5::uuid is null or e.workflow_uuid = $5) and ($6::text is null or l.node_id = $6)`;
+const MATCH_COLUMNS =
+  'l.workflow_execution_uuid, e.workflow_uuid, w.name as workflow_name, l.node_id, l.timestamp, l.message';
 const statements = (matches: string) => ({
-  page: `select l.workflow_execution_uuid, e.workflow_uuid, w.name as workflow_name, l.node_id, l.timestamp, l.message
+  page: `select ${MATCH_COLUMNS}
    ${matches}
    order by l.timestamp desc, l.workflow_execution_uuid, l.seq
    limit $7 offset $8`,
   count: `select count(*)::int as n from (select 1 ${matches} limit $7) m`,
+  /**
+   * The count and the page from one reading of the matches, up to `cap` of them: the matches
+   * are kept once (a materialized CTE; their order is the index's, not time's), counted, and
+   * the page sorted from them. Right whenever the matches are fewer than the cap, since then
+   * they are all there; the caller reads the page alone otherwise. One row with a null page
+   * when the page is past the last match.
+   */
+  counted: `with m as materialized (select ${MATCH_COLUMNS}, l.seq ${matches} limit $9)
+   select c.n, p.workflow_execution_uuid, p.workflow_uuid, p.workflow_name, p.node_id, p.timestamp, p.message
+   from (select count(*)::int as n from m) c
+   left join lateral (select * from m order by timestamp desc, workflow_execution_uuid, seq limit $7 offset $8) p on true
+   order by p.timestamp desc, p.workflow_execution_uuid, p.seq`,
 });
 const BY_RANGE = statements(
   matchesWhere('wfapi_log_day(l.timestamp) between wfapi_log_day($2) and wfapi_log_day($3)'),
@@ -83,6 +100,31 @@ export async function searchLogs(
     paging.limit,
     paging.offset,
   ]);
+}
+
+/**
+ * The page and the matches counted up to `cap`, in one statement: the page is undefined when
+ * the count reached the cap (the matches read were not all of them; read the page alone).
+ */
+export async function searchLogsCounted(
+  db: Queryable,
+  organizationId: string,
+  search: LogSearch,
+  paging: Paging,
+  cap: number,
+): Promise<{ count: number; page: LogMatchRow[] | undefined }> {
+  const rows = await db.query<CountedRow>(statementsFor(search).counted, [
+    ...params(organizationId, search),
+    paging.limit,
+    paging.offset,
+    cap,
+  ]);
+  const count = rows[0]?.n ?? 0;
+  if (count >= cap) return { count, page: undefined };
+  return {
+    count,
+    page: rows.flatMap(({ n: _n, ...row }) => (row.workflow_execution_uuid === null ? [] : [row])),
+  };
 }
 
 /** Matching lines counted up to `cap` (the count stops there). */
