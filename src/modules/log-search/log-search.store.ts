@@ -64,13 +64,21 @@ const statements = (matches: string) => ({
    * The count and the page from one reading of the matches, up to `cap` of them: the matches
    * are kept once (a materialized CTE; their order is the index's, not time's), counted, and
    * the page sorted from them. Right whenever the matches are fewer than the cap, since then
-   * they are all there; the caller reads the page alone otherwise. One row with a null page
-   * when the page is past the last match.
+   * they are all there; the caller reads the page alone otherwise. The CTE keeps each match's
+   * key, not its message: messages up to about 2 kB are stored inline, and 10,001 of them would
+   * spill some 20 MB to a temporary file for every search of a common term (longer ones stay
+   * TOAST pointers), where the keys fit in work_mem. The page's messages are read back by
+   * primary key, a probe per line. One row with a null page when the page is past the last match.
    */
-  counted: genericPlan(`with m as materialized (select ${MATCH_COLUMNS}, l.seq ${matches} limit $9)
-   select c.n, p.workflow_execution_uuid, p.workflow_uuid, p.workflow_name, p.node_id, p.timestamp, p.message
+  counted: genericPlan(`with m as materialized (
+     select l.workflow_execution_uuid, l.line_hash, l.timestamp, l.seq, l.node_id, e.workflow_uuid, w.name as workflow_name
+     ${matches} limit $9)
+   select c.n, p.workflow_execution_uuid, p.workflow_uuid, p.workflow_name, p.node_id, p.timestamp, t.message
    from (select count(*)::int as n from m) c
    left join lateral (select * from m order by timestamp desc, workflow_execution_uuid, seq limit $7 offset $8) p on true
+   left join lateral (select t.message from execution_logs t
+     where t.organization_id = $1 and t.workflow_execution_uuid = p.workflow_execution_uuid
+       and t.line_hash = p.line_hash and t.timestamp = p.timestamp) t on true
    order by p.timestamp desc, p.workflow_execution_uuid, p.seq`),
 });
 const BY_RANGE = statements(
