@@ -240,6 +240,69 @@ describe('errorGroups', () => {
     }
   });
 
+  it('answers the same ranks whether or not the workflows and capabilities are asked for, however they are asked', async () => {
+    const t = await createTenant(ctx.db);
+    const [wf1, wf2] = await twoWorkflows(t);
+    const e1 = failed(t, wf1, T0 + 10 * MINUTE, [{ error: 'disk full on volume 1', count: 1 }]);
+    const e2 = failed(t, wf2, T0 + 20 * MINUTE, [{ error: 'nonce too low: next 5, got 3', count: 2 }]);
+    const e3 = failed(t, wf1, T0 + 30 * MINUTE);
+    await ingest(ctx.db, [
+      e1,
+      e2,
+      e3,
+      call(t, e3.uuid as string, 'cap-a@1', T0 + 31 * MINUTE, [
+        { error: 'nonce too low: next 9, got 1', count: 3 },
+      ]),
+      call(t, e2.uuid as string, 'cap-b@1', T0 + 21 * MINUTE, [{ error: 'disk full on volume 2', count: 1 }]),
+    ]);
+    const ask = async (input: Record<string, unknown>, selection: string, fragments = '') =>
+      dataOf(
+        await ctx.server.gql(
+          t.key,
+          `query ($input: ErrorGroupsInput!) { errorGroups(input: $input) { ${selection} } } ${fragments}`,
+          { input },
+        ),
+      ).errorGroups;
+    for (const input of [WINDOW, { ...WINDOW, capabilityID: 'cap-a@1' }, { ...WINDOW, workflowUUID: wf1 }]) {
+      const full = await groups(t.key, input);
+      const ranks = full.data.map((g) => [g.fingerprint, g.occurrences, g.executionCount]);
+      const spreads = full.data.map((g) => [g.fingerprint, g.workflowCount, g.capabilityIDs]);
+      assert.ok(full.count > 0);
+      // The rank alone, without the fields read with it.
+      const bare = await ask(input, 'count data { fingerprint occurrences executionCount }');
+      assert.equal(bare.count, full.count);
+      assert.deepEqual(
+        bare.data.map((g: Group) => [g.fingerprint, g.occurrences, g.executionCount]),
+        ranks,
+      );
+      // The spread through a fragment of the output, an inline fragment and aliases.
+      const spread = await ask(
+        input,
+        '...Out',
+        `fragment Out on ErrorGroupsOutput { total: count groups: data { id: fingerprint
+          ... on ErrorGroup { n: occurrences workflows: workflowCount } ...Caps } }
+         fragment Caps on ErrorGroup { caps: capabilityIDs }`,
+      );
+      assert.equal(spread.total, full.count);
+      assert.deepEqual(
+        spread.groups.map((g: { id: string; workflows: number; caps: string[] }) => [
+          g.id,
+          g.workflows,
+          g.caps,
+        ]),
+        spreads,
+      );
+    }
+    const all = await groups(t.key, WINDOW);
+    assert.deepEqual(
+      all.data.map((g) => [g.occurrences, g.executionCount, g.workflowCount, g.capabilityIDs]),
+      [
+        [5, 2, 2, ['cap-a@1']],
+        [2, 2, 2, ['cap-b@1']],
+      ],
+    );
+  });
+
   it('dates a group by its earliest and latest execution over all time, and samples a message of the latest', async () => {
     const t = await createTenant(ctx.db);
     const [wf] = await twoWorkflows(t);

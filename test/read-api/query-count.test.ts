@@ -195,6 +195,42 @@ describe('SQL statements per page', () => {
     }
   });
 
+  it('ranks error groups and reads where each was seen in one statement, and each detail in one more', async () => {
+    const org = tenant.organizationId;
+    const [one, two] = [workflow(org), workflow(org)];
+    const startedAt = (minute: number) => new Date(Date.UTC(2026, 3, 1, 0, minute)).toISOString();
+    await ingest(database.db, [
+      one,
+      two,
+      ...[one, two].flatMap((wf, i) =>
+        [1, 2, 3].map((n) =>
+          execution(org, wf.uuid as string, {
+            status: 'FAILURE',
+            startedAt: startedAt(10 * n + i),
+            errors: [{ error: `rpc timeout after ${n} s`, count: n }],
+          }),
+        ),
+      ),
+    ]);
+    const input = { from: '2026-04-01T00:00:00Z', to: '2026-04-01T06:00:00Z' };
+    const reads = (statements: string[]) => statements.filter((sql) => /error_group/.test(sql));
+    for (const [fields, statementCount] of [
+      ['count data { fingerprint occurrences workflowCount capabilityIDs }', 1],
+      ['count data { fingerprint occurrences }', 1],
+      ['count data { fingerprint occurrences workflowCount firstSeenAt activity { occurrences } }', 3],
+    ] as const) {
+      const { data, statements } = await statementsFor(
+        `query($input: ErrorGroupsInput!) { errorGroups(input: $input) { ${fields} } }`,
+        { input },
+      );
+      const [group] = data.errorGroups.data;
+      assert.equal(data.errorGroups.count, 1);
+      assert.equal(group.occurrences, 12);
+      if ('workflowCount' in group) assert.equal(group.workflowCount, 2);
+      assert.equal(reads(statements).length, statementCount, `${fields}:\n${statements.join('\n---\n')}`);
+    }
+  });
+
   it('searches logs for a page and its count in one statement, and for either alone in one', async () => {
     const { data: page } = await statementsFor(
       'query($w: String!) { workflowExecutions(input: {workflowUuid: $w, page: {size: 1}}) { data { uuid } } }',

@@ -1,9 +1,9 @@
-import type { GroupCount, groupSightings, groupSpread } from './error-groups.store.js';
+import type { GroupCount, GroupSpread, groupSightings } from './error-groups.store.js';
 
 /** What the groups of one page share: their details, spread and activity, each read once for the page. */
 export interface PageDetails {
   readonly details: () => ReturnType<typeof groupSightings>;
-  readonly spread: () => ReturnType<typeof groupSpread>;
+  readonly spread: () => Promise<Map<string, GroupSpread>>;
   readonly activity: () => Promise<{
     buckets: Array<{ from: number; to: number }>;
     counts: Map<string, number[]>;

@@ -1,6 +1,7 @@
 import type { RequestContext } from '../../context.js';
 import { errorGroupOf } from '../../rollups/fingerprint.js';
 import type { Resolvers } from '../../schema/resolver-types.generated.js';
+import { subfieldNames } from '../../schema/selected-fields.js';
 import { once } from '../shared/once.js';
 import { toPaging } from '../shared/paging.js';
 import { activityBuckets, type InclusiveWindow, windowOf } from '../shared/time-window.js';
@@ -8,9 +9,9 @@ import { normalizeUuid } from '../shared/uuid.js';
 import type { PageDetails } from './error-group.mapper.js';
 import {
   type GroupFilter,
+  type GroupSpread,
   groupActivity,
   groupSightings,
-  groupSpread,
   rankGroups,
 } from './error-groups.store.js';
 
@@ -22,11 +23,17 @@ function pageOf(
   window: InclusiveWindow,
   filter: GroupFilter,
   fingerprints: string[],
+  spread: Map<string, GroupSpread> | null,
 ): PageDetails {
   const { db, organizationId } = ctx;
   return {
     details: detailsOf(ctx, fingerprints),
-    spread: once(() => groupSpread(db, organizationId, window, filter, fingerprints)),
+    // Read with the rank when the request selects it; otherwise (never, unless the selection was
+    // missed) read again with it.
+    spread:
+      spread === null
+        ? once(async () => (await rankGroups(db, organizationId, window, filter, true)).spread!)
+        : () => Promise.resolve(spread),
     activity: once(async () => {
       const buckets = activityBuckets(window);
       return { buckets, counts: await groupActivity(db, organizationId, buckets, filter, fingerprints) };
@@ -36,7 +43,7 @@ function pageOf(
 
 export const errorGroupsResolvers: Resolvers = {
   Query: {
-    errorGroups: async (_parent, { input }, ctx) => {
+    errorGroups: async (_parent, { input }, ctx, info) => {
       const window = windowOf(input);
       const paging = toPaging(input.page);
       // Checked before reading anything: a range too wide for the activity series is refused.
@@ -48,13 +55,16 @@ export const errorGroupsResolvers: Resolvers = {
         workflowUuid = uuid;
       }
       const filter: GroupFilter = { workflowUuid, capabilityId: input.capabilityID ?? null };
-      const ranked = await rankGroups(ctx.db, ctx.organizationId, window, filter);
+      const selected = subfieldNames(info, 'data');
+      const withSpread = selected.has('workflowCount') || selected.has('capabilityIDs');
+      const { ranked, spread } = await rankGroups(ctx.db, ctx.organizationId, window, filter, withSpread);
       const slice = ranked.slice(paging.offset, paging.offset + paging.limit);
       const page = pageOf(
         ctx,
         window,
         filter,
         slice.map((group) => group.fingerprint),
+        spread,
       );
       return { data: slice.map((group) => ({ ...group, page })), count: ranked.length };
     },

@@ -1,5 +1,5 @@
 import { genericPlan, type Queryable } from '../../db/database.js';
-import { ANY_LEVEL, errorGroupCounts } from '../../rollups/error-groups.rollup.js';
+import { ANY_LEVEL, EXECUTION_ERRORS, errorGroupCounts } from '../../rollups/error-groups.rollup.js';
 import { errorGroupOf } from '../../rollups/fingerprint.js';
 import { DAY_GRAIN } from '../../rollups/grains.js';
 import { isVisibleWorkflow } from '../../rollups/rollup.js';
@@ -20,62 +20,69 @@ export interface GroupCount {
 
 const level = (filter: GroupFilter) => [filter.capabilityId ?? ANY_LEVEL];
 
-/** Every group with executions in the window, by occurrences (most first) then fingerprint. */
+/** Where a group was seen in the window: its workflows, and the capabilities whose events carried it. */
+export interface GroupSpread {
+  readonly workflows: Set<string>;
+  readonly capabilities: Set<string>;
+}
+
+export interface RankedGroups {
+  /** Every group with executions in the window, by occurrences (most first) then fingerprint. */
+  readonly ranked: GroupCount[];
+  /** Each ranked group's spread, when asked for. */
+  readonly spread: Map<string, GroupSpread> | null;
+}
+
+/**
+ * The groups with executions in the window, ranked, and (`withSpread`) where each was seen. Both
+ * come from one reading of the window's rows: an organization-wide window scans its buckets' rows
+ * whichever groups it keeps, so reading them per workflow and level as well costs one scan, not
+ * two. Without the spread the rows are summed per group in SQL, at the filter's level only.
+ */
 export async function rankGroups(
   db: Queryable,
   organizationId: string,
   window: { from: number; to: number },
   filter: GroupFilter,
-): Promise<GroupCount[]> {
-  const rows = await readWindows(
-    db,
-    errorGroupCounts,
-    organizationId,
-    [{ key: 0, from: window.from, to: window.to + 1, workflowUuid: filter.workflowUuid }],
-    { where: { capability_id: level(filter) }, groupBy: ['fingerprint'] },
-  );
-  return rows
-    .filter((row) => row.values.execution_count > 0)
-    .map((row) => ({
-      fingerprint: row.dimensions.fingerprint,
-      occurrences: row.values.occurrences,
-      executionCount: row.values.execution_count,
-    }))
-    .sort((a, b) => b.occurrences - a.occurrences || (a.fingerprint < b.fingerprint ? -1 : 1));
-}
-
-/** Per group: the workflows and the capabilities that carried it in the window. */
-export async function groupSpread(
-  db: Queryable,
-  organizationId: string,
-  window: { from: number; to: number },
-  filter: GroupFilter,
-  fingerprints: readonly string[],
-): Promise<Map<string, { workflows: Set<string>; capabilities: Set<string> }>> {
-  const rows = await readWindows(
-    db,
-    errorGroupCounts,
-    organizationId,
-    [{ key: 0, from: window.from, to: window.to + 1, workflowUuid: filter.workflowUuid }],
-    {
-      where: {
-        fingerprint: fingerprints,
-        ...(filter.capabilityId === null ? {} : { capability_id: [filter.capabilityId] }),
-      },
-      groupBy: ['fingerprint', 'workflow_uuid', 'capability_id'],
-    },
-  );
-  const spread = new Map(
-    fingerprints.map((f) => [f, { workflows: new Set<string>(), capabilities: new Set<string>() }]),
-  );
+  withSpread: boolean,
+): Promise<RankedGroups> {
+  const windows = [{ key: 0, from: window.from, to: window.to + 1, workflowUuid: filter.workflowUuid }];
+  const rankLevel = filter.capabilityId ?? ANY_LEVEL;
+  const rows = withSpread
+    ? await readWindows(db, errorGroupCounts, organizationId, windows, {
+        // Every level for the spread (one capability's when filtered); the rank reads its own.
+        where: { capability_id: filter.capabilityId === null ? null : [filter.capabilityId] },
+        groupBy: ['fingerprint', 'workflow_uuid', 'capability_id'],
+      })
+    : await readWindows(db, errorGroupCounts, organizationId, windows, {
+        where: { capability_id: level(filter) },
+        groupBy: ['fingerprint'],
+      });
+  const counts = new Map<string, { occurrences: number; executionCount: number }>();
+  const spread = withSpread ? new Map<string, GroupSpread>() : null;
   for (const row of rows) {
-    if (row.values.execution_count === 0) continue;
-    const entry = spread.get(row.dimensions.fingerprint)!;
-    entry.workflows.add(row.dimensions.workflow_uuid);
-    const capability = row.dimensions.capability_id;
-    if (capability !== '' && capability !== ANY_LEVEL) entry.capabilities.add(capability);
+    if (row.values.execution_count <= 0) continue;
+    const { fingerprint } = row.dimensions;
+    if (!withSpread || row.dimensions.capability_id === rankLevel) {
+      const count = counts.get(fingerprint) ?? { occurrences: 0, executionCount: 0 };
+      count.occurrences += row.values.occurrences;
+      count.executionCount += row.values.execution_count;
+      counts.set(fingerprint, count);
+    }
+    if (spread !== null) {
+      let entry = spread.get(fingerprint);
+      if (entry === undefined) {
+        entry = { workflows: new Set(), capabilities: new Set() };
+        spread.set(fingerprint, entry);
+      }
+      entry.workflows.add(row.dimensions.workflow_uuid);
+      const capability = row.dimensions.capability_id;
+      if (capability !== EXECUTION_ERRORS && capability !== ANY_LEVEL) entry.capabilities.add(capability);
+    }
   }
-  return spread;
+  const ranked = [...counts].map(([fingerprint, count]) => ({ fingerprint, ...count }));
+  ranked.sort((a, b) => b.occurrences - a.occurrences || (a.fingerprint < b.fingerprint ? -1 : 1));
+  return { ranked, spread };
 }
 
 /** Occurrences of each group in each of `buckets` (whole buckets, as workflowActivity counts). */
