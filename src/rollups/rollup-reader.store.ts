@@ -179,16 +179,19 @@ function statement(rollup: AnyRollup, scope: Scope, groupBy: readonly string[]):
   return text;
 }
 
-/** Folds rows (of SQL sums, or of raw histogram rows) into one answer per window and group. */
+/**
+ * Folds rows into one answer per window and group. Without a histogram each row already is one
+ * (the statement sums per window and group, and a window is read by one statement only), so it is
+ * converted as it comes; raw histogram rows are summed here per window and group.
+ */
 function fold<D extends string, MS extends Measures>(
   rollup: Rollup<D, MS>,
   groupBy: readonly D[],
   rows: readonly Record<string, unknown>[],
 ): WindowRow<D, MS>[] {
-  const groups = new Map<
-    string,
-    { key: number; dimensions: Record<string, string>; values: Record<string, unknown> }
-  >();
+  const summedInSql = !hasHistogram(rollup);
+  const groups = new Map<string, Group>();
+  const answer: Group[] = [];
   const decimals = new Map<string, bigint>();
   // Each measure's kind and histogram column name, looked up once rather than per row.
   const measures = rollup.measureNames.map((name) => ({
@@ -196,29 +199,39 @@ function fold<D extends string, MS extends Measures>(
     kind: rollup.measures[name],
     lo: `${name}_lo`,
   }));
-  for (const row of rows) {
-    // Dimension values are never null (key columns) and, being PostgreSQL text, never hold NUL.
-    let id = String(row.window_key);
-    for (const name of groupBy) id += `\u0000${row[name] as string}`;
-    let group = groups.get(id);
-    if (!group) {
-      const values: Record<string, unknown> = {};
-      for (const { name, kind } of measures) {
-        values[name] =
-          kind === 'histogram'
-            ? new BinCounts()
-            : kind === 'min' || kind === 'max'
-              ? null
-              : kind === 'decimal'
-                ? '0'
-                : 0;
+  const newGroup = (row: Record<string, unknown>): Group => {
+    const values: Record<string, unknown> = {};
+    for (const { name, kind } of measures) {
+      values[name] =
+        kind === 'histogram'
+          ? new BinCounts()
+          : kind === 'min' || kind === 'max'
+            ? null
+            : kind === 'decimal'
+              ? '0'
+              : 0;
+    }
+    const dimensions: Record<string, string> = {};
+    for (const name of groupBy) dimensions[name] = row[name] as string;
+    const group = { key: row.window_key as number, dimensions, values };
+    answer.push(group);
+    return group;
+  };
+  for (const [index, row] of rows.entries()) {
+    let id: string;
+    let group: Group | undefined;
+    if (summedInSql) {
+      id = String(index);
+      group = newGroup(row);
+    } else {
+      // Dimension values are never null (key columns) and, being PostgreSQL text, never hold NUL.
+      id = String(row.window_key);
+      for (const name of groupBy) id += `\u0000${row[name] as string}`;
+      group = groups.get(id);
+      if (!group) {
+        group = newGroup(row);
+        groups.set(id, group);
       }
-      group = {
-        key: row.window_key as number,
-        dimensions: Object.fromEntries(groupBy.map((name) => [name, row[name] as string])),
-        values,
-      };
-      groups.set(id, group);
     }
     for (const { name, kind, lo } of measures) {
       const value = row[name];
@@ -253,7 +266,13 @@ function fold<D extends string, MS extends Measures>(
       }
     }
   }
-  return [...groups.values()] as unknown as WindowRow<D, MS>[];
+  return answer as unknown as WindowRow<D, MS>[];
+}
+
+interface Group {
+  readonly key: number;
+  readonly dimensions: Record<string, string>;
+  readonly values: Record<string, unknown>;
 }
 
 /**
