@@ -73,6 +73,9 @@ export const durations = defineRollup({
         where x.organization_id = v.organization_id and x.uuid = v.workflow_execution_uuid limit 1
       ) e
       where v.organization_id = $1 and v.started_at >= p.lo and v.started_at < coalesce(p.hi, 'infinity')
+        -- Read no calls when only executions are asked for (capability ''): a condition on the
+        -- parameters alone, which PostgreSQL checks once, before the edge's index scan.
+        and (${sql.allowed('capability_id')} is null or exists (select from unnest(${sql.allowed('capability_id')}) a where a <> ''))
         ${sql.scope('e.workflow_uuid')}
         and ${sql.filter('capability_id', 'v.capability_id')} and ${sql.filter('workflow_uuid', 'e.workflow_uuid')}
       -- Keeps the planner from pulling the subquery up: pulled up, its outcome and duration are

@@ -51,12 +51,19 @@ const hasHistogram = (rollup: AnyRollup) =>
 const FIRST_FILTER = 7;
 
 /** `column` passes the reader's allowed and excepted values of `dimension` (each null: no condition). */
-function dimensionCondition(rollup: AnyRollup, dimension: string, column: string): string {
+/** The parameters of a dimension's filter: the allowed values and the excepted ones, each null when not given. */
+function filterParams(rollup: AnyRollup, dimension: string): { allowed: string; excepted: string } {
   const index = rollup.dimensionNames.indexOf(dimension);
   if (index < 0) throw new Error(`${rollup.table} has no dimension ${dimension}`);
   const type = rollup.dimensions[dimension];
-  const allowed = `$${FIRST_FILTER + index}::${type}[]`;
-  const excepted = `$${FIRST_FILTER + rollup.dimensionNames.length + index}::${type}[]`;
+  return {
+    allowed: `$${FIRST_FILTER + index}::${type}[]`,
+    excepted: `$${FIRST_FILTER + rollup.dimensionNames.length + index}::${type}[]`,
+  };
+}
+
+function dimensionCondition(rollup: AnyRollup, dimension: string, column: string): string {
+  const { allowed, excepted } = filterParams(rollup, dimension);
   return `(${allowed} is null or ${column} = any(${allowed})) and (${excepted} is null or ${column} <> all(${excepted}))`;
 }
 
@@ -135,6 +142,7 @@ function windowSql(
         ? `and ${column} = p.workflow_uuid`
         : `and ${isVisibleWorkflow(column, visibility)}`,
     filter: (dimension, column) => `(${dimensionCondition(rollup, dimension, column)})`,
+    allowed: (dimension) => filterParams(rollup, dimension).allowed,
   });
   const parts = `with pieces as (
        select * from unnest($2::int[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::uuid[])

@@ -54,6 +54,8 @@ export interface RawSql {
    * given) and none of the excepted ones (when some are given).
    */
   filter(dimension: string, column: string): string;
+  /** The reader's allowed values of a dimension, as an array parameter: null when any value is allowed. */
+  allowed(dimension: string): string;
 }
 
 export type Measures = Readonly<Record<string, MeasureKind>>;
