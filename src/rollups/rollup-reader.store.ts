@@ -50,7 +50,6 @@ const hasHistogram = (rollup: AnyRollup) =>
  */
 const FIRST_FILTER = 7;
 
-/** `column` passes the reader's allowed and excepted values of `dimension` (each null: no condition). */
 /** The parameters of a dimension's filter: the allowed values and the excepted ones, each null when not given. */
 function filterParams(rollup: AnyRollup, dimension: string): { allowed: string; excepted: string } {
   const index = rollup.dimensionNames.indexOf(dimension);
@@ -62,6 +61,7 @@ function filterParams(rollup: AnyRollup, dimension: string): { allowed: string; 
   };
 }
 
+/** `column` passes the reader's allowed and excepted values of `dimension` (each null: no condition). */
 function dimensionCondition(rollup: AnyRollup, dimension: string, column: string): string {
   const { allowed, excepted } = filterParams(rollup, dimension);
   return `(${allowed} is null or ${column} = any(${allowed})) and (${excepted} is null or ${column} <> all(${excepted}))`;
