@@ -45,10 +45,10 @@ const hasHistogram = (rollup: AnyRollup) =>
   rollup.measureNames.some((name) => rollup.measures[name] === 'histogram');
 
 /**
- * Parameters: $1 organization, $2-$6 the pieces, then one array of allowed values per dimension,
+ * Parameters: $1 organization, $2-$7 the pieces, then one array of allowed values per dimension,
  * then one array of excepted values per dimension.
  */
-const FIRST_FILTER = 7;
+const FIRST_FILTER = 8;
 
 /** The parameters of a dimension's filter: the allowed values and the excepted ones, each null when not given. */
 function filterParams(rollup: AnyRollup, dimension: string): { allowed: string; excepted: string } {
@@ -144,10 +144,31 @@ function windowSql(
     filter: (dimension, column) => `(${dimensionCondition(rollup, dimension, column)})`,
     allowed: (dimension) => filterParams(rollup, dimension).allowed,
   });
-  const parts = `with pieces as (
-       select * from unnest($2::int[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::uuid[])
-         as p(window_key, grain, lo, hi, workflow_uuid)
+  const finest = rollup.grains[0]!.seconds;
+  const parts = `with given as (
+       select * from unnest($2::int[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::uuid[], $7::timestamptz[])
+         as p(window_key, grain, lo, hi, workflow_uuid, bucket)
        ${scope === 'workflow' ? `where exists (select 1 from workflows w where w.organization_id = $1 and w.uuid = p.workflow_uuid)` : ''}
+     ),
+     -- A raw piece inside one finest bucket whose other raw rows are none (a window that ends now)
+     -- is that bucket's rollup row: the same rows, read in one probe (windows.ts, WindowPiece.bucket).
+     pieces as (
+       select g.window_key, case when whole then ${finest} else g.grain end as grain,
+              case when whole then g.bucket else g.lo end as lo,
+              case when whole then g.bucket + interval '${finest} seconds' else g.hi end as hi, g.workflow_uuid
+       from given g
+       cross join lateral (
+         select g.bucket is not null and not exists (
+           select from (
+             select g.workflow_uuid, r.lo, r.hi
+             from (values (g.bucket, g.lo), (g.hi, g.bucket + interval '${finest} seconds')) r(lo, hi)
+             where r.lo < r.hi
+           ) p
+           cross join lateral (${raw}) c
+         ) as whole
+         -- Not pulled up: pulled up, the check ran once for each of its three uses above.
+         offset 0
+       ) w
      ),
      parts as (
        select p.window_key, c.*
@@ -303,6 +324,7 @@ export async function readWindows<D extends string, MS extends Measures>(
     const froms: Date[] = [];
     const tos: (Date | null)[] = [];
     const workflows: (string | null)[] = [];
+    const buckets: (Date | null)[] = [];
     for (const window of windows) {
       if ((window.workflowUuid !== null) !== perWorkflow) continue;
       for (const piece of splitWindow(window, rollup.grains)) {
@@ -311,6 +333,7 @@ export async function readWindows<D extends string, MS extends Measures>(
         froms.push(new Date(piece.from));
         tos.push(piece.to === null ? null : new Date(piece.to));
         workflows.push(window.workflowUuid);
+        buckets.push(piece.bucket === undefined ? null : new Date(piece.bucket));
       }
     }
     // Windows without pieces (to <= from) hold nothing.
@@ -332,6 +355,7 @@ export async function readWindows<D extends string, MS extends Measures>(
         froms,
         tos,
         workflows,
+        buckets,
         ...filters,
       ])),
     );

@@ -15,6 +15,12 @@ export interface WindowPiece {
   readonly grain: number;
   readonly from: number;
   readonly to: number | null;
+  /**
+   * For a raw piece that lies inside one bucket of the finest grain: that bucket's start. When the
+   * bucket holds no raw row outside the piece, its rollup row answers for the piece exactly (the
+   * reader checks, rollup-reader.store.ts): so the edge at a window that ends now costs one probe.
+   */
+  readonly bucket?: number;
 }
 
 /** The grain of a piece answered from raw rows (the partial edges of a window). */
@@ -33,11 +39,18 @@ export function splitWindow(window: TimeWindow, grains: readonly Grain[]): Windo
   const finest = grains[0]!.ms;
   const alignedFrom = ceilTo(from, finest);
   const alignedTo = to === null ? null : floorTo(to, finest);
-  if (alignedTo !== null && alignedTo <= alignedFrom) return [{ grain: RAW, from, to }];
+  if (alignedTo !== null && alignedTo <= alignedFrom) {
+    // Inside one finest bucket, or across the boundary of two.
+    const bucket = floorTo(from, finest);
+    return [
+      to !== null && to <= bucket + finest ? { grain: RAW, from, to, bucket } : { grain: RAW, from, to },
+    ];
+  }
   const pieces: WindowPiece[] = [];
-  if (alignedFrom > from) pieces.push({ grain: RAW, from, to: alignedFrom });
+  if (alignedFrom > from) pieces.push({ grain: RAW, from, to: alignedFrom, bucket: alignedFrom - finest });
   cover(alignedFrom, alignedTo, grains, grains.length - 1, pieces);
-  if (to !== null && alignedTo !== null && alignedTo < to) pieces.push({ grain: RAW, from: alignedTo, to });
+  if (to !== null && alignedTo !== null && alignedTo < to)
+    pieces.push({ grain: RAW, from: alignedTo, to, bucket: alignedTo });
   return pieces;
 }
 

@@ -276,6 +276,88 @@ describe('durationStats', () => {
     }
   });
 
+  it("answers an edge from its minute's rollup row while the rest of the minute is empty, and leaves out what then arrives there", async () => {
+    const t = await createTenant(ctx.db);
+    const [wf, other] = [workflow(t.organizationId), workflow(t.organizationId)];
+    const items: Item[] = [];
+    const visible = new Set([wf.uuid as string, other.uuid as string]);
+    // Executions with one call each: `ms` for the execution, `ms + 1` for its call, which fails
+    // when the execution does.
+    const runs = (list: Array<{ at: number; ms: number; status?: string; workflow?: string }>) =>
+      list.flatMap(({ at, ms, status = 'SUCCESS', workflow: wfUuid = wf.uuid as string }) => {
+        const uuid = randomUUID();
+        const outcome = status === 'SUCCESS' ? 'SUCCESS' : 'FAILURE';
+        items.push({ workflow: wfUuid, capability: null, status, startedAt: at, ms });
+        items.push({
+          workflow: wfUuid,
+          capability: 'cap-e@1',
+          status: outcome,
+          startedAt: at + 100,
+          ms: ms + 1,
+        });
+        return [
+          execution(t.organizationId, wfUuid, { uuid, status, startedAt: iso(at), finishedAt: iso(at + ms) }),
+          event(t.organizationId, uuid, {
+            capabilityID: 'cap-e@1',
+            status: outcome === 'SUCCESS' ? 'COMPLETED' : 'FAILED',
+            startedAt: iso(at + 100),
+            finishedAt: iso(at + 100 + ms + 1),
+          }),
+        ];
+      });
+    // Three minutes, each with rows on one side of a window's edge only: the minute the window
+    // ends in (rows before its end), the minute it starts in (rows after its start), and a minute
+    // a short window lies inside.
+    const end = T0 + 9 * HOUR + 7 * MINUTE;
+    const start = T0 + 8 * HOUR + 3 * MINUTE;
+    const inside = T0 + 10 * HOUR;
+    await ingest(ctx.db, [
+      wf,
+      other,
+      ...runs([
+        { at: start + 31 * SECOND, ms: 700 },
+        { at: start + 50 * SECOND, ms: 40, status: 'FAILURE', workflow: other.uuid as string },
+        { at: start + 2 * MINUTE, ms: 300 },
+        { at: end + 5 * SECOND, ms: 650 },
+        { at: end + 20 * SECOND, ms: 45, workflow: other.uuid as string },
+        { at: inside + 20 * SECOND, ms: 1200, status: 'FAILURE' },
+      ]),
+    ]);
+    const queries: Query[] = [
+      { from: start + 30 * SECOND, to: end + 30 * SECOND },
+      { from: inside + 15 * SECOND, to: inside + 25 * SECOND },
+    ].flatMap((window) => [
+      window,
+      { ...window, workflowUUID: wf.uuid as string },
+      { ...window, capabilityID: 'cap-e@1' },
+      { ...window, capabilityID: 'cap-e@1', status: ['FAILURE'] },
+    ]);
+    const check = async (stage: string) => {
+      for (const query of queries) {
+        const durations = durationsOf(items, visible, query);
+        assert.ok(durations.length > 0, `${stage}: ${JSON.stringify(query)} holds durations`);
+        assertStats(
+          await stats(t.key, toInput(query)),
+          durations,
+          `${stage}: ${JSON.stringify(toInput(query))}`,
+        );
+      }
+    };
+    await check('the rest of each minute empty');
+    // Now the rest of each minute holds executions and calls, shortest and longest among them.
+    await ingest(ctx.db, [
+      ...runs([
+        { at: start + 10 * SECOND, ms: 1 },
+        { at: start + 29 * SECOND, ms: 90_000, status: 'FAILURE' },
+        { at: end + 45 * SECOND, ms: 2, workflow: other.uuid as string },
+        { at: end + 59 * SECOND, ms: 80_000 },
+        { at: inside + 5 * SECOND, ms: 3, status: 'FAILURE' },
+        { at: inside + 40 * SECOND, ms: 70_000 },
+      ]),
+    ]);
+    await check('the rest of each minute filled');
+  });
+
   it('takes a replaced duration away from min and max at every grain, organization-wide and per workflow', async () => {
     const t = await createTenant(ctx.db);
     const wf = workflow(t.organizationId);
