@@ -18,7 +18,8 @@ export interface WindowPiece {
   /**
    * For a raw piece that lies inside one bucket of the finest grain: that bucket's start. When the
    * bucket holds no raw row outside the piece, its rollup row answers for the piece exactly (the
-   * reader checks, rollup-reader.store.ts): so the edge at a window that ends now costs one probe.
+   * reader checks, in generically planned reads: rollup-reader.store.ts): so the edge of a window
+   * that ends now costs one probe.
    */
   readonly bucket?: number;
 }
