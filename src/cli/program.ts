@@ -10,7 +10,14 @@ export interface CommandModule {
 
 const COMMANDS_DIR = new URL('./commands/', import.meta.url);
 
-export async function buildProgram(): Promise<Command> {
+/**
+ * The program with its commands. Given the arguments, and when the first names a command, only
+ * that command's module is loaded: a client command then starts without importing the server,
+ * the embedded database and the simulator (about 50 ms of imports instead of 900 on the
+ * compiled CLI). Anything else (no command, an option, `help`, an unknown name) loads them all,
+ * so that help lists every command and an unknown name is refused with the whole list.
+ */
+export async function buildProgram(argv: readonly string[] = []): Promise<Command> {
   const program = new Command('wfapi')
     .description('wfapi: a self-hostable GraphQL read API for a workflow platform')
     .version(packageVersion(), '-V, --version', 'print the version of wfapi')
@@ -27,17 +34,18 @@ export async function buildProgram(): Promise<Command> {
       ['cli.js', 'cli.ts'].some((file) => existsSync(new URL(`./${name}/${file}`, COMMANDS_DIR))),
     )
     .sort();
+  const named = argv[0] !== undefined && names.includes(argv[0]) ? [argv[0]] : names;
   // Loaded together; a command whose module fails to load is reported when it is run, and never
   // takes the other commands (serve among them) down with it.
   const loaded = await Promise.allSettled(
-    names.map((name) => import(new URL(`./${name}/cli.js`, COMMANDS_DIR).href) as Promise<CommandModule>),
+    named.map((name) => import(new URL(`./${name}/cli.js`, COMMANDS_DIR).href) as Promise<CommandModule>),
   );
   loaded.forEach((result, index) => {
     if (result.status === 'fulfilled') {
       result.value.register(program);
       return;
     }
-    const name = names[index]!;
+    const name = named[index]!;
     const reason = result.reason instanceof Error ? result.reason.message : String(result.reason);
     program
       .command(name)

@@ -3,7 +3,7 @@ import { CliError, EXIT } from './exit-codes.js';
 import { buildProgram } from './program.js';
 
 export async function run(argv: readonly string[]): Promise<number> {
-  const program = await buildProgram();
+  const program = await buildProgram(argv);
   try {
     await program.parseAsync(argv as string[], { from: 'user' });
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.OK;
