@@ -9,7 +9,7 @@ import {
   type MeasureValues,
   type Rollup,
 } from './rollup.js';
-import { RAW, splitWindow, type TimeWindow } from './windows.js';
+import { RAW, SUBTRACTED, splitWindow, type TimeWindow } from './windows.js';
 
 /** A window to aggregate: one workflow's rows, or (null) every visible workflow of the organization. */
 export interface RollupWindow extends TimeWindow {
@@ -31,6 +31,12 @@ export interface ReadOptions<D extends string> {
    * whose writer keeps such rows.
    */
   readonly organizationRows?: boolean;
+  /**
+   * False when the caller reads no minimum or maximum: they come back null, and the window's
+   * edges may then be read by subtraction (windows.ts, SplitOptions.subtract), which minimum and
+   * maximum do not survive. Rollups without them always subtract.
+   */
+  readonly extremes?: boolean;
 }
 
 export interface WindowRow<D extends string, MS extends Measures> {
@@ -43,6 +49,16 @@ type Scope = 'workflow' | 'organization' | 'organization-rows';
 
 const hasHistogram = (rollup: AnyRollup) =>
   rollup.measureNames.some((name) => rollup.measures[name] === 'histogram');
+
+const isExtreme = (rollup: AnyRollup, name: string) =>
+  rollup.measures[name] === 'min' || rollup.measures[name] === 'max';
+
+/** Whether a read's edges may be subtracted: nothing it reads is a minimum or maximum. */
+const subtracts = (rollup: AnyRollup, extremes: boolean) =>
+  !extremes || !rollup.measureNames.some((name) => isExtreme(rollup, name));
+
+/** A raw row's weight in a piece: -1 where the piece's rows are subtracted. */
+const SIGN = `(case when p.grain = ${SUBTRACTED} then -1 else 1 end)`;
 
 /**
  * Parameters: $1 organization, $2-$7 the pieces, then one array of allowed values per dimension,
@@ -67,13 +83,15 @@ function dimensionCondition(rollup: AnyRollup, dimension: string, column: string
   return `(${allowed} is null or ${column} = any(${allowed})) and (${excepted} is null or ${column} <> all(${excepted}))`;
 }
 
-function rollupColumns(rollup: AnyRollup): string[] {
+function rollupColumns(rollup: AnyRollup, extremes: boolean): string[] {
   return [
     ...rollup.dimensionNames.map((name) => `r.${name}`),
     ...rollup.measureNames.flatMap((name) =>
       rollup.measures[name] === 'histogram'
         ? [`array_lower(r.${name}, 1) as ${name}_lo`, `array_to_string(r.${name}, ',', '0') as ${name}`]
-        : [`r.${name}`],
+        : !extremes && isExtreme(rollup, name)
+          ? [`null::int8 as ${name}`]
+          : [`r.${name}`],
     ),
   ];
 }
@@ -95,23 +113,37 @@ function summed(rollup: AnyRollup, name: string, column = name): string {
 }
 
 /**
- * The raw rows of the window's edges, in the rollup rows' shape. With a histogram they are summed
- * here per window, dimensions and bin (a raw row's histogram is one item in bin `<m>_lo`), so that
- * what is sent on is bounded by the bins, not by the rows the edges hold; without one the whole
- * answer is summed below.
+ * The raw rows of the window's edges, in the rollup rows' shape, each weighed by its piece's sign
+ * (subtracted pieces count -1). With a histogram they are summed here per window, dimensions and
+ * bin (a raw row's histogram is one item in bin `<m>_lo`), so that what is sent on is bounded by
+ * the bins, not by the rows the edges hold; without one the whole answer is summed below.
  */
-function rawPart(rollup: AnyRollup, raw: string): string {
-  const from = `from pieces p cross join lateral (${raw}) c where p.grain = ${RAW}`;
-  if (!hasHistogram(rollup)) return `select p.window_key, c.* ${from}`;
+function rawPart(rollup: AnyRollup, raw: string, extremes: boolean): string {
+  const from = `from pieces p cross join lateral (${raw}) c where p.grain in (${RAW}, ${SUBTRACTED})`;
+  const dimensions = rollup.dimensionNames.map((name) => `c.${name}`);
+  if (!hasHistogram(rollup)) {
+    const measures = rollup.measureNames.map((name) =>
+      isExtreme(rollup, name)
+        ? `${extremes ? `c.${name}` : 'null::int8'} as ${name}`
+        : `c.${name} * ${SIGN} as ${name}`,
+    );
+    return `select p.window_key, ${[...dimensions, ...measures].join(', ')} ${from}`;
+  }
   const histograms = rollup.measureNames.filter((name) => rollup.measures[name] === 'histogram');
   const keep = [...rollup.dimensionNames, ...histograms.map((name) => `${name}_lo`)];
   const measures = rollup.measureNames.flatMap((name) => {
     const kind = rollup.measures[name];
-    if (kind === 'histogram') return [`c.${name}_lo`, `count(c.${name})::text as ${name}`];
+    if (kind === 'histogram')
+      return [
+        `c.${name}_lo`,
+        `coalesce(sum(${SIGN}) filter (where c.${name} is not null), 0)::text as ${name}`,
+      ];
+    if (kind === 'min' || kind === 'max')
+      return [extremes ? summed(rollup, name, `c.${name}`) : `null::int8 as ${name}`];
     // A decimal stays numeric, as the rollup rows beside it have it.
-    return [kind === 'decimal' ? `sum(c.${name}) as ${name}` : summed(rollup, name, `c.${name}`)];
+    return [`sum(c.${name} * ${SIGN})${kind === 'count' ? '::int8' : ''} as ${name}`];
   });
-  return `select p.window_key, ${rollup.dimensionNames.map((name) => `c.${name}`).join(', ')}, ${measures.join(', ')}
+  return `select p.window_key, ${dimensions.join(', ')}, ${measures.join(', ')}
        ${from}
        group by p.window_key, ${keep.map((name) => `c.${name}`).join(', ')}`;
 }
@@ -150,7 +182,13 @@ function edgeBuckets(finest: number, raw: string): string {
  * organization, grain and bucket for the aligned middle of a window, raw rows for its edges, so
  * the cost follows the number of pieces, never the number of rows they stand for.
  */
-function windowSql(rollup: AnyRollup, scope: Scope, groupBy: readonly string[], generic: boolean): string {
+function windowSql(
+  rollup: AnyRollup,
+  scope: Scope,
+  groupBy: readonly string[],
+  generic: boolean,
+  extremes: boolean,
+): string {
   const visibility = generic ? 'hashed' : 'joined';
   const rollupScope =
     scope === 'workflow'
@@ -180,14 +218,14 @@ function windowSql(rollup: AnyRollup, scope: Scope, groupBy: readonly string[], 
        select p.window_key, c.*
        from pieces p
        cross join lateral (
-         select ${rollupColumns(rollup).join(', ')}
+         select ${rollupColumns(rollup, extremes).join(', ')}
          from ${rollup.table} r
          where r.organization_id = $1 and r.grain = p.grain ${rollupScope}
            and r.bucket_start >= p.lo and r.bucket_start < coalesce(p.hi, 'infinity') ${filters}
        ) c
        where p.grain > 0
        union all
-       ${rawPart(rollup, raw)}
+       ${rawPart(rollup, raw, extremes)}
      )`;
   if (hasHistogram(rollup)) return `${parts} select * from parts`;
   const keep = ['window_key', ...groupBy];
@@ -198,8 +236,8 @@ function windowSql(rollup: AnyRollup, scope: Scope, groupBy: readonly string[], 
 
 const statements = new Map<string, string>();
 
-function statement(rollup: AnyRollup, scope: Scope, groupBy: readonly string[]): string {
-  const id = `${rollup.table}|${scope}|${groupBy.join(',')}`;
+function statement(rollup: AnyRollup, scope: Scope, groupBy: readonly string[], extremes: boolean): string {
+  const id = `${rollup.table}|${scope}|${groupBy.join(',')}|${extremes}`;
   let text = statements.get(id);
   if (text === undefined) {
     // A window read's pieces come as arrays and each is an index probe: their values rarely help
@@ -207,7 +245,7 @@ function statement(rollup: AnyRollup, scope: Scope, groupBy: readonly string[]):
     // Each rollup says which of its reads are planned once (RollupSpec.genericPlans).
     const generic =
       rollup.genericPlans === 'all' || (rollup.genericPlans === 'per-workflow' && scope === 'workflow');
-    const sql = windowSql(rollup, scope, groupBy, generic);
+    const sql = windowSql(rollup, scope, groupBy, generic, extremes);
     text = generic ? genericPlan(sql) : sql;
     statements.set(id, text);
   }
@@ -324,6 +362,8 @@ export async function readWindows<D extends string, MS extends Measures>(
   options: ReadOptions<D>,
 ): Promise<WindowRow<D, MS>[]> {
   const rows: Record<string, unknown>[] = [];
+  const extremes = options.extremes ?? true;
+  const subtract = subtracts(rollup, extremes);
   for (const perWorkflow of [true, false]) {
     const keys: number[] = [];
     const grains: number[] = [];
@@ -333,7 +373,7 @@ export async function readWindows<D extends string, MS extends Measures>(
     const buckets: (Date | null)[] = [];
     for (const window of windows) {
       if ((window.workflowUuid !== null) !== perWorkflow) continue;
-      for (const piece of splitWindow(window, rollup.grains)) {
+      for (const piece of splitWindow(window, rollup.grains, { subtract })) {
         keys.push(window.key);
         grains.push(piece.grain);
         froms.push(new Date(piece.from));
@@ -354,7 +394,7 @@ export async function readWindows<D extends string, MS extends Measures>(
       ...rollup.dimensionNames.map((name) => options.except?.[name] ?? null),
     ];
     rows.push(
-      ...(await db.query<Record<string, unknown>>(statement(rollup, scope, options.groupBy), [
+      ...(await db.query<Record<string, unknown>>(statement(rollup, scope, options.groupBy, extremes), [
         organizationId,
         keys,
         grains,

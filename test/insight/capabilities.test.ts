@@ -244,6 +244,55 @@ describe('capabilityStats', () => {
     );
   });
 
+  it('reads an edge covering most of its minute as that minute less the calls outside the window, exactly', async () => {
+    const t = await createTenant(ctx.db);
+    const wf = workflow(t.organizationId);
+    const run = execution(t.organizationId, wf.uuid as string, { startedAt: iso(T0) });
+    const minute = T0 + 10 * MINUTE;
+    // Calls at these seconds of one minute, each of a different duration; every third fails.
+    const seconds = [0, 0.5, 5, 10, 20, 30, 40, 50, 59.5, 59.999];
+    const calls: Call[] = seconds.map((s, i) => ({
+      workflow: wf.uuid as string,
+      capability: i % 2 === 0 ? 'even@1' : 'odd@1',
+      startedAt: minute + s * SECOND,
+      failed: i % 3 === 0,
+      ms: 100 * 2 ** i,
+    }));
+    await ingest(ctx.db, [
+      wf,
+      run,
+      ...calls.map((c) =>
+        event(t.organizationId, run.uuid as string, {
+          capabilityID: c.capability,
+          status: c.failed ? 'FAILED' : 'COMPLETED',
+          startedAt: iso(c.startedAt),
+          finishedAt: iso(c.startedAt + c.ms!),
+        }),
+      ),
+    ]);
+    const windows = [
+      // The start edge covers 45 of the minute's 60 seconds: the calls at 0 to 10 s are subtracted.
+      [minute + 15 * SECOND, minute + HOUR],
+      // The end edge covers [0, 45 s]: the calls from 50 s on are subtracted.
+      [minute - HOUR, minute + 45 * SECOND],
+      // Both bounds inside the minute: subtracted on both sides of it.
+      [minute + SECOND, minute + 59 * SECOND],
+      // Edges of half a minute or less are read call by call.
+      [minute + 30 * SECOND + 1, minute + 59 * SECOND],
+      [minute + 20 * SECOND, minute + 50 * SECOND],
+    ] as const;
+    for (const [from, to] of windows) {
+      for (const workflowUUID of [undefined, wf.uuid as string]) {
+        const what = `${iso(from)}..${iso(to)} ${workflowUUID ?? 'all'}`;
+        const exact = expected(calls, from, to, workflowUUID);
+        assert.ok(exact.length > 0, what);
+        const answer = await capabilityStats(t.key, { from: iso(from), to: iso(to), workflowUUID });
+        assert.equal(answer.count, exact.length, `${what}: count`);
+        assertCapabilities(answer.data, exact, what);
+      }
+    }
+  });
+
   it('counts calls once their execution and its workflow are stored, under the workflow the execution has now', async () => {
     const t = await createTenant(ctx.db);
     const [wf1, wf2] = [workflow(t.organizationId), workflow(t.organizationId)];

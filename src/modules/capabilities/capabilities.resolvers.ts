@@ -6,8 +6,7 @@ import { normalizeUuid } from '../shared/uuid.js';
 import { type CapabilityCalls, capabilityCalls } from './capabilities.store.js';
 
 function toCapabilityStats(calls: CapabilityCalls) {
-  const extremes = { min: calls.minMs ?? 0, max: calls.maxMs ?? 0 };
-  const [p50Ms, p95Ms] = percentiles(calls.bins, [50, 95], extremes);
+  const [p50Ms, p95Ms] = percentiles(calls.bins, [50, 95], null);
   return {
     capabilityID: calls.capabilityId,
     calls: calls.calls,
