@@ -7,7 +7,7 @@
  *
  *   node --import tsx bench/growth.ts [--small 1000000] [--large 10000000] [--concurrency 1,16]
  *                                     [--seconds 3] [--rounds 3] [--warmup 1] [--port 4740]
- *                                     [--only <regexp>]
+ *                                     [--only <regexp>] [--edges 1]
  *
  * The cost ratio is the small dataset's requests a second over the large one's (above 1: the
  * large one is slower); the aggregate target is at most 1.5. Writes bench/results/growth.{json,md}
@@ -17,6 +17,10 @@
  * lib/ref-build.ts) and this checkout, each with its own server on the `--small` dataset; the
  * ratio is then the commit's requests a second over this checkout's (below 1: this checkout is
  * faster). Writes bench/results/versions(-partial).{json,md}.
+ *
+ * `--edges N` (default 1) moves each request's "now" back by 0, 1/N, ... (N-1)/N of a minute in
+ * turn, so that a window's partial edges fall at N evenly spaced places of their minute: with one
+ * place, an edge's cost is measured at one point of its range only (the dataset's "now").
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -43,6 +47,8 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     /** Compare this commit with the checkout on the small dataset instead of two datasets. */
     ref: { type: 'string' },
+    /** Places in the minute where the windows' edges fall, in turn (see above). */
+    edges: { type: 'string', default: '1' },
   },
 });
 const command = `node --import tsx bench/growth.ts ${process.argv.slice(2).join(' ')}`.trim();
@@ -52,6 +58,8 @@ const rounds = Number(args.rounds);
 const warmup = Number(args.warmup);
 const port = Number(args.port);
 const only = args.only === undefined ? undefined : new RegExp(args.only, 'i');
+const edges = Number(args.edges);
+if (!Number.isInteger(edges) || edges < 1 || edges > 60) throw new Error('--edges takes 1 to 60');
 const mix = [TRIVIAL, ...FULL_MIX.filter((q) => !only || only.test(q.name))];
 console.log(`# ${command}`);
 
@@ -98,8 +106,15 @@ for (const concurrency of levels) {
   for (const q of mix) {
     const runs: Record<Side['name'], Summary[]> = { small: [], large: [] };
     const once = async (i: number, length: number) => {
-      const variables = q.variables(sides[i]!.dataset.facts);
-      return closedLoop(() => clients[i]!.post(q.query, variables), { concurrency, seconds: length });
+      const facts = sides[i]!.dataset.facts;
+      const variables = Array.from({ length: edges }, (_, k) =>
+        q.variables({ ...facts, now: new Date(facts.now.getTime() - Math.round((k * 60_000) / edges)) }),
+      );
+      let next = 0;
+      return closedLoop(() => clients[i]!.post(q.query, variables[next++ % edges]!), {
+        concurrency,
+        seconds: length,
+      });
     };
     for (let i = 0; i < sides.length; i++) await once(i, warmup);
     for (let round = 0; round < rounds; round++) {
@@ -137,7 +152,8 @@ const ratioName = refCli === undefined ? 'cost ratio' : `ratio ${args.ref} / now
 const { small: s, large: l } = label;
 const markdown = [
   `Measured ${new Date().toISOString()}: ${compared}, side by side, ` +
-    `median of ${rounds} alternating rounds of ${seconds} s. Command: \`${command}\`.`,
+    `median of ${rounds} alternating rounds of ${seconds} s` +
+    `${edges > 1 ? `, the windows' edges at ${edges} places of their minute in turn` : ''}. Command: \`${command}\`.`,
   '',
   `| query | conn | req/s ${s} | req/s ${l} | ${ratioName} | p50 ms ${s} | p50 ms ${l} | p99 ms ${s} | p99 ms ${l} | p99 target | errors |`,
   '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',

@@ -1,3 +1,4 @@
+import { executionEvents, executions } from '../db/tables.js';
 import { LOWER_BOUNDS_SQL } from './duration-bins.js';
 import { GRAINS } from './grains.js';
 import { defineRollup } from './rollup.js';
@@ -47,6 +48,10 @@ export const durations = defineRollup({
     duration_max_ms: 'max',
     duration_bins: 'histogram',
   },
+  rawTables: [
+    [executions.name, 'started_at'],
+    [executionEvents.name, 'started_at'],
+  ],
   raw: (sql) => `
     select e.workflow_uuid, ''::text as capability_id, e.status,
            1::int8 as item_count, 1::int8 as finished_count,

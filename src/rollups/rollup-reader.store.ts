@@ -178,6 +178,46 @@ function edgeBuckets(finest: number, raw: string): string {
 }
 
 /**
+ * The pieces of `given` with each edge inside one finest bucket read from whichever side of the
+ * bucket holds fewer rows: the raw rows of the piece, or the bucket's rollup row less the raw rows
+ * of the rest of the bucket (SUBTRACTED pieces; none when the rest holds no row, as at the edge
+ * of a window that ends now). The sides are weighed by counting the index entries of the rollup's
+ * raw tables (RollupSpec.rawTables), a fraction of the cost of reading them; each count runs only
+ * for an edge (CASE evaluates the branch it takes). For reads whose measures all subtract, in
+ * generic plans (the counts' planning, like edgeBuckets' check, costs more than it saves when
+ * planned for each execution).
+ */
+function edgeSides(rollup: AnyRollup, finest: number): string {
+  const bucketEnd = `g.bucket + interval '${finest} seconds'`;
+  const rows = (lo: string, hi: string) =>
+    rollup.rawTables
+      .map(
+        ([table, time]) =>
+          `(select count(*) from ${table} t where t.organization_id = $1 and t.${time} >= ${lo} and t.${time} < ${hi})`,
+      )
+      .join(' + ');
+  return `
+       select g.window_key, x.grain, x.lo, x.hi, g.workflow_uuid
+       from given g
+       cross join lateral (
+         select c.rest < c.inside as subtract, c.rest
+         from (
+           select case when g.bucket is null then 0 else ${rows('g.lo', 'g.hi')} end as inside,
+                  case when g.bucket is null then 0 else ${rows('g.bucket', 'g.lo')} + ${rows('g.hi', bucketEnd)} end as rest
+         ) c
+         -- Not pulled up: pulled up, the counts ran once for each of their uses below.
+         offset 0
+       ) w
+       cross join lateral (values
+         (1, case when w.subtract then ${finest} else g.grain end, case when w.subtract then g.bucket else g.lo end,
+             case when w.subtract then ${bucketEnd} else g.hi end),
+         (2, ${SUBTRACTED}, g.bucket, g.lo),
+         (3, ${SUBTRACTED}, g.hi, ${bucketEnd})
+       ) x(i, grain, lo, hi)
+       where x.i = 1 or (w.subtract and w.rest > 0 and x.lo < x.hi)`;
+}
+
+/**
  * The reading statement. Each piece is a lateral, parameterised index probe: rollup rows by
  * organization, grain and bucket for the aligned middle of a window, raw rows for its edges, so
  * the cost follows the number of pieces, never the number of rows they stand for.
@@ -213,7 +253,13 @@ function windowSql(
          as p(window_key, grain, lo, hi, workflow_uuid, bucket)
        ${scope === 'workflow' ? `where exists (select 1 from workflows w where w.organization_id = $1 and w.uuid = p.workflow_uuid)` : ''}
      ),
-     pieces as (${generic ? edgeBuckets(finest, raw) : 'select window_key, grain, lo, hi, workflow_uuid from given'}),
+     pieces as (${
+       !generic
+         ? 'select window_key, grain, lo, hi, workflow_uuid from given'
+         : subtracts(rollup, extremes)
+           ? edgeSides(rollup, finest)
+           : edgeBuckets(finest, raw)
+     }),
      parts as (
        select p.window_key, c.*
        from pieces p
@@ -234,17 +280,21 @@ function windowSql(
      from parts group by ${keep.join(', ')}`;
 }
 
+/**
+ * Whether a read is planned once (a window read's pieces come as arrays and each is an index
+ * probe: their values rarely help the planner, and planning them for each execution could cost as
+ * much as running them). Each rollup says which of its reads are (RollupSpec.genericPlans).
+ */
+const isGeneric = (rollup: AnyRollup, scope: Scope) =>
+  rollup.genericPlans === 'all' || (rollup.genericPlans === 'per-workflow' && scope === 'workflow');
+
 const statements = new Map<string, string>();
 
 function statement(rollup: AnyRollup, scope: Scope, groupBy: readonly string[], extremes: boolean): string {
   const id = `${rollup.table}|${scope}|${groupBy.join(',')}|${extremes}`;
   let text = statements.get(id);
   if (text === undefined) {
-    // A window read's pieces come as arrays and each is an index probe: their values rarely help
-    // the planner, and planning them for each execution could cost as much as running them.
-    // Each rollup says which of its reads are planned once (RollupSpec.genericPlans).
-    const generic =
-      rollup.genericPlans === 'all' || (rollup.genericPlans === 'per-workflow' && scope === 'workflow');
+    const generic = isGeneric(rollup, scope);
     const sql = windowSql(rollup, scope, groupBy, generic, extremes);
     text = generic ? genericPlan(sql) : sql;
     statements.set(id, text);
@@ -363,8 +413,15 @@ export async function readWindows<D extends string, MS extends Measures>(
 ): Promise<WindowRow<D, MS>[]> {
   const rows: Record<string, unknown>[] = [];
   const extremes = options.extremes ?? true;
-  const subtract = subtracts(rollup, extremes);
   for (const perWorkflow of [true, false]) {
+    const scope: Scope = perWorkflow
+      ? 'workflow'
+      : options.organizationRows
+        ? 'organization-rows'
+        : 'organization';
+    // Generically planned reads choose each edge's side in SQL, by its rows (edgeSides); the
+    // others by its length, here.
+    const subtract = subtracts(rollup, extremes) && !isGeneric(rollup, scope);
     const keys: number[] = [];
     const grains: number[] = [];
     const froms: Date[] = [];
@@ -384,11 +441,6 @@ export async function readWindows<D extends string, MS extends Measures>(
     }
     // Windows without pieces (to <= from) hold nothing.
     if (keys.length === 0) continue;
-    const scope: Scope = perWorkflow
-      ? 'workflow'
-      : options.organizationRows
-        ? 'organization-rows'
-        : 'organization';
     const filters = [
       ...rollup.dimensionNames.map((name) => options.where?.[name] ?? null),
       ...rollup.dimensionNames.map((name) => options.except?.[name] ?? null),

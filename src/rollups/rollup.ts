@@ -85,6 +85,12 @@ export interface RollupSpec<D extends string, MS extends Measures> {
    * apply `scope` to its workflow column and `filter` to each dimension it can filter.
    */
   readonly raw: (sql: RawSql) => string;
+  /**
+   * The tables `raw` reads rows from by time, each with its time column (indexed with the
+   * organization as `(organization_id, <time>)`): counting their index entries on each side of
+   * an edge tells cheaply which side holds fewer rows to read (rollup-reader.store.ts).
+   */
+  readonly rawTables: readonly (readonly [table: string, timeColumn: string])[];
 }
 
 export interface Rollup<D extends string, MS extends Measures> extends RollupSpec<D, MS> {
