@@ -1,4 +1,3 @@
-import { executionErrorGroups } from '../db/tables.js';
 import { defineRollup } from './rollup.js';
 
 /** The `capability_id` of occurrences in an execution's own errors. */
@@ -21,7 +20,6 @@ export const errorGroupCounts = defineRollup({
   // 0008): only executions with errors are read, each probing its execution once for its
   // workflow (offset 0 keeps the planner from joining every execution by hash: it cannot know how
   // few rows an edge holds). Each row counts at its level, and each execution once at any level.
-  rawTables: [[executionErrorGroups.name, 'started_at']],
   raw: (sql) => `
     with edge as (
       select e.workflow_uuid, g.execution_uuid, g.fingerprint, g.capability_id, g.occurrences

@@ -1,4 +1,3 @@
-import { executions } from '../db/tables.js';
 import { defineRollup } from './rollup.js';
 
 /**
@@ -13,7 +12,6 @@ export const executionCounts = defineRollup({
   allTime: true,
   // Organization-wide: the 30-day activity was 15-18% dearer with a generic plan.
   genericPlans: 'per-workflow',
-  rawTables: [[executions.name, 'started_at']],
   raw: (sql) => `
     select e.workflow_uuid, e.status, 1::int8 as execution_count,
            case when e.executed_in_tee then 1 else 0 end::int8 as tee_count,

@@ -33,8 +33,10 @@ export interface ReadOptions<D extends string> {
   readonly organizationRows?: boolean;
   /**
    * False when the caller reads no minimum or maximum: they come back null, and the window's
-   * edges may then be read by subtraction (windows.ts, SplitOptions.subtract), which minimum and
-   * maximum do not survive. Rollups without them always subtract.
+   * edges are then read by subtraction where that reads fewer rows (windows.ts,
+   * SplitOptions.subtract; edgeSides below), which minimum and maximum do not survive. Only for a
+   * rollup with `rawTables`, whose edge rows are dear to read: for execution counts and error
+   * groups, weighing the sides cost more than it saved (README, Performance).
    */
   readonly extremes?: boolean;
 }
@@ -53,9 +55,8 @@ const hasHistogram = (rollup: AnyRollup) =>
 const isExtreme = (rollup: AnyRollup, name: string) =>
   rollup.measures[name] === 'min' || rollup.measures[name] === 'max';
 
-/** Whether a read's edges may be subtracted: nothing it reads is a minimum or maximum. */
-const subtracts = (rollup: AnyRollup, extremes: boolean) =>
-  !extremes || !rollup.measureNames.some((name) => isExtreme(rollup, name));
+/** Whether a read's edges may be subtracted: it reads no minimum or maximum, and can weigh its edges. */
+const subtracts = (rollup: AnyRollup, extremes: boolean) => !extremes && rollup.rawTables !== undefined;
 
 /** A raw row's weight in a piece: -1 where the piece's rows are subtracted. */
 const SIGN = `(case when p.grain = ${SUBTRACTED} then -1 else 1 end)`;
@@ -190,7 +191,7 @@ function edgeBuckets(finest: number, raw: string): string {
 function edgeSides(rollup: AnyRollup, finest: number): string {
   const bucketEnd = `g.bucket + interval '${finest} seconds'`;
   const rows = (lo: string, hi: string) =>
-    rollup.rawTables
+    (rollup.rawTables ?? [])
       .map(
         ([table, time]) =>
           `(select count(*) from ${table} t where t.organization_id = $1 and t.${time} >= ${lo} and t.${time} < ${hi})`,
@@ -419,9 +420,6 @@ export async function readWindows<D extends string, MS extends Measures>(
       : options.organizationRows
         ? 'organization-rows'
         : 'organization';
-    // Generically planned reads choose each edge's side in SQL, by its rows (edgeSides); the
-    // others by its length, here.
-    const subtract = subtracts(rollup, extremes) && !isGeneric(rollup, scope);
     const keys: number[] = [];
     const grains: number[] = [];
     const froms: Date[] = [];
@@ -430,7 +428,7 @@ export async function readWindows<D extends string, MS extends Measures>(
     const buckets: (Date | null)[] = [];
     for (const window of windows) {
       if ((window.workflowUuid !== null) !== perWorkflow) continue;
-      for (const piece of splitWindow(window, rollup.grains, { subtract })) {
+      for (const piece of splitWindow(window, rollup.grains)) {
         keys.push(window.key);
         grains.push(piece.grain);
         froms.push(new Date(piece.from));

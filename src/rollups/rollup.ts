@@ -88,9 +88,10 @@ export interface RollupSpec<D extends string, MS extends Measures> {
   /**
    * The tables `raw` reads rows from by time, each with its time column (indexed with the
    * organization as `(organization_id, <time>)`): counting their index entries on each side of
-   * an edge tells cheaply which side holds fewer rows to read (rollup-reader.store.ts).
+   * an edge tells cheaply which side holds fewer rows to read (rollup-reader.store.ts). Absent:
+   * edges are always read row by row (cheap rows, where weighing the sides costs more).
    */
-  readonly rawTables: readonly (readonly [table: string, timeColumn: string])[];
+  readonly rawTables?: readonly (readonly [table: string, timeColumn: string])[];
 }
 
 export interface Rollup<D extends string, MS extends Measures> extends RollupSpec<D, MS> {

@@ -29,19 +29,10 @@ export const RAW = -1;
 
 /**
  * The grain of a piece whose raw rows are subtracted: the rest of the finest bucket of an edge
- * read as that bucket's rollup row less the rows outside the window (SplitOptions.subtract).
+ * read as that bucket's rollup row less the rows outside the window (rollup-reader.store.ts,
+ * edgeSides).
  */
 export const SUBTRACTED = -2;
-
-export interface SplitOptions {
-  /**
-   * Read an edge that covers more than half of its finest bucket as the bucket's rollup row minus
-   * the raw rows of the rest of the bucket, so that an edge reads at most half a bucket of raw
-   * rows (a quarter on average) instead of all but one row of it. Only for measures that subtract:
-   * counts, sums and histograms, not minimum and maximum.
-   */
-  readonly subtract?: boolean;
-}
 
 /**
  * Splits a window into the fewest pieces of a rollup's `grains` (finest first) that fit inside it
@@ -50,38 +41,24 @@ export interface SplitOptions {
  * to whose buckets they are aligned.
  * Stored timestamps have millisecond precision, so an inclusive bound `t` is the exclusive `t + 1`.
  */
-export function splitWindow(
-  window: TimeWindow,
-  grains: readonly Grain[],
-  options: SplitOptions = {},
-): WindowPiece[] {
+export function splitWindow(window: TimeWindow, grains: readonly Grain[]): WindowPiece[] {
   const { from, to } = window;
   if (to !== null && to <= from) return [];
-  const finest = grains[0]!;
-  const alignedFrom = ceilTo(from, finest.ms);
-  const alignedTo = to === null ? null : floorTo(to, finest.ms);
-  const pieces: WindowPiece[] = [];
-  /** The raw edge [lo, hi) inside the finest bucket starting at `bucket`. */
-  const edge = (lo: number, hi: number, bucket: number) => {
-    const bucketEnd = bucket + finest.ms;
-    if (!options.subtract || (hi - lo) * 2 <= finest.ms) {
-      pieces.push({ grain: RAW, from: lo, to: hi, bucket });
-      return;
-    }
-    pieces.push({ grain: finest.seconds, from: bucket, to: bucketEnd });
-    if (bucket < lo) pieces.push({ grain: SUBTRACTED, from: bucket, to: lo });
-    if (hi < bucketEnd) pieces.push({ grain: SUBTRACTED, from: hi, to: bucketEnd });
-  };
+  const finest = grains[0]!.ms;
+  const alignedFrom = ceilTo(from, finest);
+  const alignedTo = to === null ? null : floorTo(to, finest);
   if (alignedTo !== null && alignedTo <= alignedFrom) {
     // Inside one finest bucket, or across the boundary of two.
-    const bucket = floorTo(from, finest.ms);
-    if (to !== null && to <= bucket + finest.ms) edge(from, to, bucket);
-    else pieces.push({ grain: RAW, from, to });
-    return pieces;
+    const bucket = floorTo(from, finest);
+    return [
+      to !== null && to <= bucket + finest ? { grain: RAW, from, to, bucket } : { grain: RAW, from, to },
+    ];
   }
-  if (alignedFrom > from) edge(from, alignedFrom, alignedFrom - finest.ms);
+  const pieces: WindowPiece[] = [];
+  if (alignedFrom > from) pieces.push({ grain: RAW, from, to: alignedFrom, bucket: alignedFrom - finest });
   cover(alignedFrom, alignedTo, grains, grains.length - 1, pieces);
-  if (to !== null && alignedTo !== null && alignedTo < to) edge(alignedTo, to, alignedTo);
+  if (to !== null && alignedTo !== null && alignedTo < to)
+    pieces.push({ grain: RAW, from: alignedTo, to, bucket: alignedTo });
   return pieces;
 }
 

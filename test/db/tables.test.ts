@@ -86,7 +86,7 @@ describe('table definitions', () => {
         [300, 3600, 86400],
       ],
     );
-    const spec = { table: 't', dimensions: {}, measures: { n: 'count' }, raw: () => '', rawTables: [] } as const;
+    const spec = { table: 't', dimensions: {}, measures: { n: 'count' }, raw: () => '' } as const;
     const day = GRAINS.at(-1)!;
     for (const grains of [
       [],

@@ -479,8 +479,7 @@ describe('errorGroups', () => {
     const from = T0 + 2 * MINUTE + 17 * SECOND + 250;
     const to = T0 + 3 * HOUR + 48 * MINUTE + 41 * SECOND + 500;
     // Each execution weighs a distinct power of two, so a sum names exactly the executions counted.
-    // Each edge's bucket holds more of them inside the window than outside, so that its edge is
-    // read as the bucket less the rows outside (windows.ts): those must be subtracted exactly.
+    // Each edge's bucket holds executions on both sides of the window's bound, more inside.
     const starts = [
       from - 50 * SECOND,
       from - 1,
