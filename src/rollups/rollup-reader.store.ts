@@ -33,10 +33,10 @@ export interface ReadOptions<D extends string> {
   readonly organizationRows?: boolean;
   /**
    * False when the caller reads no minimum or maximum: they come back null, and the window's
-   * edges are then read by subtraction where that reads fewer rows (windows.ts,
-   * SplitOptions.subtract; edgeSides below), which minimum and maximum do not survive. Only for a
-   * rollup with `rawTables`, whose edge rows are dear to read: for execution counts and error
-   * groups, weighing the sides cost more than it saved (README, Performance).
+   * edges are then read by subtraction where that reads fewer rows (edgeSides below), which
+   * minimum and maximum do not survive. Only for a rollup with `rawTables`, whose edge rows are
+   * dear to read, in generically planned reads: for execution counts and error groups, weighing
+   * the sides cost more than it saved (README, Performance).
    */
   readonly extremes?: boolean;
 }
@@ -55,8 +55,12 @@ const hasHistogram = (rollup: AnyRollup) =>
 const isExtreme = (rollup: AnyRollup, name: string) =>
   rollup.measures[name] === 'min' || rollup.measures[name] === 'max';
 
-/** Whether a read's edges may be subtracted: it reads no minimum or maximum, and can weigh its edges. */
-const subtracts = (rollup: AnyRollup, extremes: boolean) => !extremes && rollup.rawTables !== undefined;
+/**
+ * The tables to weigh a read's edges by when they may be subtracted (it is planned once, reads no
+ * minimum or maximum, and its rollup names them); undefined otherwise.
+ */
+const subtractedBy = (rollup: AnyRollup, generic: boolean, extremes: boolean) =>
+  generic && !extremes ? rollup.rawTables : undefined;
 
 /** A raw row's weight in a piece: -1 where the piece's rows are subtracted. */
 const SIGN = `(case when p.grain = ${SUBTRACTED} then -1 else 1 end)`;
@@ -119,10 +123,9 @@ function summed(rollup: AnyRollup, name: string, column = name): string {
  * bin (a raw row's histogram is one item in bin `<m>_lo`), so that what is sent on is bounded by
  * the bins, not by the rows the edges hold; without one the whole answer is summed below.
  */
-function rawPart(rollup: AnyRollup, raw: string, extremes: boolean): string {
+function rawPart(rollup: AnyRollup, raw: string, extremes: boolean, subtract: boolean): string {
   // Reads that never subtract keep the plain statement: the sign cost execution counts' cheap
   // edge rows measurably (README, Performance).
-  const subtract = subtracts(rollup, extremes);
   const signed = (value: string) => (subtract ? `${value} * ${SIGN}` : value);
   const from = `from pieces p cross join lateral (${raw}) c where p.grain ${subtract ? `in (${RAW}, ${SUBTRACTED})` : `= ${RAW}`}`;
   const dimensions = rollup.dimensionNames.map((name) => `c.${name}`);
@@ -190,15 +193,15 @@ function edgeBuckets(finest: number, raw: string): string {
  * bucket holds fewer rows: the raw rows of the piece, or the bucket's rollup row less the raw rows
  * of the rest of the bucket (SUBTRACTED pieces; none when the rest holds no row, as at the edge
  * of a window that ends now). The sides are weighed by counting the index entries of the rollup's
- * raw tables (RollupSpec.rawTables), a fraction of the cost of reading them; each count runs only
- * for an edge (CASE evaluates the branch it takes). For reads whose measures all subtract, in
- * generic plans (the counts' planning, like edgeBuckets' check, costs more than it saves when
- * planned for each execution).
+ * raw tables (`tables`, RollupSpec.rawTables), a fraction of the cost of reading them; each
+ * count runs only for an edge (CASE evaluates the branch it takes). Only in generic plans (the
+ * counts' planning, like edgeBuckets' check, costs more than it saves when planned for each
+ * execution).
  */
-function edgeSides(rollup: AnyRollup, finest: number): string {
+function edgeSides(tables: NonNullable<AnyRollup['rawTables']>, finest: number): string {
   const bucketEnd = `g.bucket + interval '${finest} seconds'`;
   const rows = (lo: string, hi: string) =>
-    (rollup.rawTables ?? [])
+    tables
       .map(
         ([table, time]) =>
           `(select count(*) from ${table} t where t.organization_id = $1 and t.${time} >= ${lo} and t.${time} < ${hi})`,
@@ -256,6 +259,7 @@ function windowSql(
     allowed: (dimension) => filterParams(rollup, dimension).allowed,
   });
   const finest = rollup.grains[0]!.seconds;
+  const weighed = subtractedBy(rollup, generic, extremes);
   const parts = `with given as (
        select * from unnest($2::int[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::uuid[], $7::timestamptz[])
          as p(window_key, grain, lo, hi, workflow_uuid, bucket)
@@ -264,8 +268,8 @@ function windowSql(
      pieces as (${
        !generic
          ? 'select window_key, grain, lo, hi, workflow_uuid from given'
-         : subtracts(rollup, extremes)
-           ? edgeSides(rollup, finest)
+         : weighed !== undefined
+           ? edgeSides(weighed, finest)
            : edgeBuckets(finest, raw)
      }),
      parts as (
@@ -279,7 +283,7 @@ function windowSql(
        ) c
        where p.grain > 0
        union all
-       ${rawPart(rollup, raw, extremes)}
+       ${rawPart(rollup, raw, extremes, weighed !== undefined)}
      )`;
   if (hasHistogram(rollup)) return `${parts} select * from parts`;
   const keep = ['window_key', ...groupBy];

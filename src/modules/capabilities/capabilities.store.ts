@@ -27,8 +27,8 @@ export async function capabilityCalls(
       // The executions' own rows (capability '') are the widest histograms and none of the answer.
       except: { capability_id: [EXECUTION_LEVEL] },
       organizationRows: true,
-      // The answer has percentiles but no minimum or maximum, so the window's edges may be read
-      // by subtraction: at most half a minute of calls each (percentiles.ts reads the bins alone).
+      // The answer has percentiles but no minimum or maximum, so each edge of the window may be
+      // read by subtraction: at most half of its minute's calls (percentiles.ts reads the bins alone).
       extremes: false,
     },
   );
