@@ -4,13 +4,16 @@
  * execution in the copy is repeated `--factor - 1` more times under new uuids, with its log lines,
  * events and error-group rows; the rollups are multiplied to match.
  *
- *   node --import tsx bench/scale-dataset.ts [--from 1000000] [--factor 10] [--to 10000000] [--logs-once]
+ *   node --import tsx bench/scale-dataset.ts [--from 1000000] [--factor 10] [--to 10000000] [--logs-once | --logs-days N]
  *
  * `--logs-once` leaves the log lines as they are (the repeats have none): ten million executions
  * with their log lines repeated take about 70 GB and an hour of trigram index building, the rest
  * about 23 GB. Everything but log search then reads what a full copy would; log search reads
  * the original's lines, so it is left out of a comparison on such a copy (the dataset's recorded
- * log count says which it is).
+ * log count says which it is). `--logs-days N` repeats the lines of the dataset's last N days only
+ * (before its recorded now), the rest once: a search over the last 24 hours then reads the lines a
+ * full copy would hold in its window (the log search target is stated for such a window), at a
+ * fraction of the disk (with N = 2, about 4 GB more than `--logs-once` from a million).
  *
  * The copy is named as `npm run bench -- --executions <to>` names its dataset (wfapi_bench_<to>),
  * so bench/run.ts and bench/growth.ts use it as they would a loaded one.
@@ -59,11 +62,17 @@ const { values: args } = parseArgs({
     verify: { type: 'boolean', default: false },
     /** Repeat every raw table but the log lines. */
     'logs-once': { type: 'boolean', default: false },
+    /** Repeat the log lines of the last N days only (before the dataset's now). */
+    'logs-days': { type: 'string' },
     'pg-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
   },
 });
 const factor = Number(args.factor);
 if (!Number.isInteger(factor) || factor < 2) throw new Error('--factor must be an integer of at least 2');
+const logsDays = args['logs-days'] === undefined ? undefined : Number(args['logs-days']);
+if (logsDays !== undefined && !(logsDays > 0)) throw new Error('--logs-days must be a positive number');
+if (logsDays !== undefined && args['logs-once'])
+  throw new Error('--logs-once and --logs-days exclude each other');
 const source = `wfapi_bench_${Number(args.from)}`;
 const target = `wfapi_bench_${Number(args.to ?? Number(args.from) * factor)}`;
 console.log(`# node --import tsx bench/scale-dataset.ts ${process.argv.slice(2).join(' ')}`.trim());
@@ -105,8 +114,15 @@ const db = new pg.Client({ connectionString: urlOf(target) });
 await db.connect();
 await db.query(`set maintenance_work_mem = '1GB'`);
 await db.query('set max_parallel_maintenance_workers = 2');
-const [loaded] = (await db.query<{ facts: unknown }>('select facts from bench_dataset where id = 1')).rows;
+const [loaded] = (
+  await db.query<{ facts: { now: string } | null }>('select facts from bench_dataset where id = 1')
+).rows;
 if (!loaded?.facts) throw new Error(`${source} was not loaded to the end: load it again`);
+/** Which of a table's rows are repeated: with `--logs-days`, the log lines of the last days only. */
+const repeatedWhere = (table: string) =>
+  logsDays !== undefined && table === executionLogs.name
+    ? ` where timestamp >= '${new Date(Date.parse(loaded.facts!.now) - logsDays * 86_400_000).toISOString()}'`
+    : '';
 
 /**
  * A repeat's uuid: derived from the original's, the repeat's number and the copy's name, the same
@@ -166,7 +182,7 @@ for (const { table, columns, select } of REPEATED) {
   for (const c of constraints) await db.query(`alter table ${table} drop constraint ${c.name}`);
   for (const i of indexes) await db.query(`drop index ${i.name}`);
   const inserted = await db.query(
-    `insert into ${table} (${columns}) select ${select} from ${table} cross join ${repeats}`,
+    `insert into ${table} (${columns}) select ${select} from ${table} cross join ${repeats}${repeatedWhere(table)}`,
   );
   step(`${table}: ${inserted.rowCount} rows repeated`);
   for (const c of constraints) await db.query(`alter table ${table} add constraint ${c.name} ${c.def}`);
@@ -200,7 +216,8 @@ for (const { table, set } of MULTIPLIED) {
 }
 
 const [total] = (await db.query<{ n: number }>('select count(*)::int as n from executions')).rows;
-const multipliedKinds = args['logs-once'] ? ['execution', 'event'] : ['execution', 'log', 'event'];
+const multipliedKinds =
+  args['logs-once'] || logsDays !== undefined ? ['execution', 'event'] : ['execution', 'log', 'event'];
 await db.query(
   `update bench_dataset set
      facts = jsonb_set(facts, '{totalExecutions}', to_jsonb($1::int)),
@@ -210,6 +227,13 @@ await db.query(
    where id = 1`,
   [total!.n, multipliedKinds, factor],
 );
+if (logsDays !== undefined) {
+  // The lines as stored: the last days' repeated, the rest once.
+  await db.query(
+    `update bench_dataset set counts = jsonb_set(counts, '{log}', to_jsonb((select count(*) from execution_logs)))
+     where id = 1`,
+  );
+}
 const [invalid] = (
   await db.query<{ n: number }>('select count(*)::int as n from pg_index where not indisvalid')
 ).rows;
