@@ -25,6 +25,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { closedLoop } from './lib/closed-loop.js';
+import { commandLine } from './lib/command-line.js';
 import { type DatasetInfo, ensureDataset } from './lib/dataset.js';
 import { GraphqlHttpClient } from './lib/http-client.js';
 import { buildRef } from './lib/ref-build.js';
@@ -51,7 +52,7 @@ const { values: args } = parseArgs({
     edges: { type: 'string', default: '1' },
   },
 });
-const command = `node --import tsx bench/growth.ts ${process.argv.slice(2).join(' ')}`.trim();
+const command = commandLine('node --import tsx bench/growth.ts');
 const levels = args.concurrency!.split(',').map(Number);
 const seconds = Number(args.seconds);
 const rounds = Number(args.rounds);

@@ -15,6 +15,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { closedLoop } from './lib/closed-loop.js';
+import { commandLine } from './lib/command-line.js';
 import { ensureDataset } from './lib/dataset.js';
 import { GraphqlHttpClient } from './lib/http-client.js';
 import { buildRef } from './lib/ref-build.js';
@@ -34,7 +35,7 @@ const { values: args } = parseArgs({
     port: { type: 'string', default: '4760' },
   },
 });
-const command = `node --import tsx bench/partitions.ts ${process.argv.slice(2).join(' ')}`.trim();
+const command = commandLine('node --import tsx bench/partitions.ts');
 const seconds = Number(args.seconds);
 const rounds = Number(args.rounds);
 const port = Number(args.port);

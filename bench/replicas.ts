@@ -15,6 +15,7 @@ import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { startReplica } from '../test/harness/replica.js';
 import { closedLoop } from './lib/closed-loop.js';
+import { commandLine } from './lib/command-line.js';
 import { ensureDataset } from './lib/dataset.js';
 import { GraphqlHttpClient } from './lib/http-client.js';
 import { ServerProcess } from './lib/server-process.js';
@@ -33,7 +34,7 @@ const { values: args } = parseArgs({
   },
 });
 
-const command = `npx tsx bench/replicas.ts ${process.argv.slice(2).join(' ')}`.trim();
+const command = commandLine('npx tsx bench/replicas.ts');
 const concurrency = Number(args.concurrency);
 const seconds = Number(args.seconds);
 const rounds = Number(args.rounds);

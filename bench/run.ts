@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { captureMix, replayer } from './lib/ceiling.js';
 import { closedLoop } from './lib/closed-loop.js';
+import { commandLine } from './lib/command-line.js';
 import { type DatasetInfo, ensureDataset } from './lib/dataset.js';
 import { GraphqlHttpClient } from './lib/http-client.js';
 import { ServerProcess } from './lib/server-process.js';
@@ -35,7 +36,7 @@ const { values: args } = parseArgs({
   },
 });
 
-const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim();
+const command = commandLine('npm run bench --');
 const executions = Number(args.executions);
 const levels = args.concurrency!.split(',').map(Number);
 const seconds = Number(args.seconds);

@@ -51,6 +51,7 @@ import { durations } from '../src/rollups/durations.rollup.js';
 import { errorGroupCounts } from '../src/rollups/error-groups.rollup.js';
 import { executionCounts } from '../src/rollups/execution-counts.rollup.js';
 import { type AnyRollup, MEASURE_SQL_TYPE, type MeasureKind, rollupColumns } from '../src/rollups/rollup.js';
+import { commandLine } from './lib/command-line.js';
 import { withDatabase } from './lib/dataset.js';
 
 const { values: args } = parseArgs({
@@ -75,7 +76,7 @@ if (logsDays !== undefined && args['logs-once'])
   throw new Error('--logs-once and --logs-days exclude each other');
 const source = `wfapi_bench_${Number(args.from)}`;
 const target = `wfapi_bench_${Number(args.to ?? Number(args.from) * factor)}`;
-console.log(`# node --import tsx bench/scale-dataset.ts ${process.argv.slice(2).join(' ')}`.trim());
+console.log(`# ${commandLine('node --import tsx bench/scale-dataset.ts')}`);
 
 const urlOf = (name: string) => withDatabase(args['pg-url']!, name);
 
