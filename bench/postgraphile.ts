@@ -5,7 +5,7 @@
  * 100 workflows with execution counts; the same lists without totals; `{ __typename }`.
  *
  *   node --import tsx bench/postgraphile.ts [--executions 1000000] [--rounds 3] [--seconds 1.5]
- *        [--concurrency 1,16] [--ref main] [--check] [--warmup 1] [--port 4760]
+ *        [--concurrency 1,16] [--ref main] [--check] [--warmup 1] [--port 4760] [--only REGEXP]
  *
  * Before measuring, every query is asked once of every server and their rows compared (ids,
  * totals, counts): the run stops if they differ (`--check` stops after that). `--ref` adds a
@@ -15,7 +15,12 @@
  * one execution's own SQL (captured from wfapi) is replayed through `pg` as a fourth side. Each
  * figure is the median over the rounds. PostGraphile runs without authentication, rate limits
  * or query limits (bench/lib/postgraphile-server.ts); each of its queries names the
- * organization itself. Writes bench/results/postgraphile.{json,md}.
+ * organization itself. Beside each side's throughput it reports where a request's CPU time goes:
+ * the server process, PostgreSQL's backends for the dataset's database, and this process (the
+ * load generator: HTTP client, or the driver of the replayed SQL), each per request, median of
+ * the rounds; their sum is the machine time a request takes, which bounds the throughput of a
+ * machine whose cores all three share. `--only` keeps the queries whose name it matches.
+ * Writes bench/results/postgraphile.{json,md}.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -24,6 +29,8 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { captureMix, replayer } from './lib/ceiling.js';
 import { closedLoop } from './lib/closed-loop.js';
+import { commandLine } from './lib/command-line.js';
+import { DatabaseCpu } from './lib/cpu-time.js';
 import { ensureDataset } from './lib/dataset.js';
 import { GraphqlHttpClient } from './lib/http-client.js';
 import { buildRef } from './lib/ref-build.js';
@@ -43,9 +50,10 @@ const { values: args } = parseArgs({
     check: { type: 'boolean', default: false },
     'pg-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
     port: { type: 'string', default: '4760' },
+    only: { type: 'string' },
   },
 });
-const command = `node --import tsx bench/postgraphile.ts ${process.argv.slice(2).join(' ')}`.trim();
+const command = commandLine('node --import tsx bench/postgraphile.ts');
 const levels = args.concurrency!.split(',').map(Number);
 const seconds = Number(args.seconds);
 const rounds = Number(args.rounds);
@@ -326,7 +334,16 @@ interface Row {
   sides: Record<string, Summary>;
   /** Median over the rounds of each server's CPU time per request, in µs (ServerProcess.cpuMs). */
   cpuMicrosPerRequest: Record<string, number>;
+  /** Median over the rounds of each side's CPU time per request in PostgreSQL and in the load generator, in µs. */
+  databaseMicrosPerRequest: Record<string, number>;
+  clientMicrosPerRequest: Record<string, number>;
 }
+const databaseCpu = new DatabaseCpu(new URL(dataset.databaseUrl).pathname.slice(1));
+const clientCpuMs = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+const only = args.only === undefined ? undefined : new RegExp(args.only, 'i');
 const SQL = 'pg (its SQL replayed)';
 const rows: Row[] = [];
 for (const concurrency of levels) {
@@ -336,7 +353,7 @@ for (const concurrency of levels) {
     max: concurrency,
     options: '-c jit=off',
   });
-  for (const pair of PAIRS) {
+  for (const pair of PAIRS.filter((p) => !only || only.test(p.name))) {
     const runners: { name: string; server?: ServerProcess; run: () => Promise<boolean> }[] = sides.map(
       (side, i) => {
         const dialect = pair[side.dialect];
@@ -351,27 +368,41 @@ for (const concurrency of levels) {
     if (pair === ONE) runners.push({ name: SQL, run: replayer(pool, oneStatements) });
     const runs: Record<string, Summary[]> = Object.fromEntries(runners.map((r) => [r.name, []]));
     const cpu: Record<string, number[]> = Object.fromEntries(runners.map((r) => [r.name, []]));
+    const database: Record<string, number[]> = Object.fromEntries(runners.map((r) => [r.name, []]));
+    const client: Record<string, number[]> = Object.fromEntries(runners.map((r) => [r.name, []]));
     for (const runner of runners) await closedLoop(runner.run, { concurrency, seconds: warmup });
     for (let round = 0; round < rounds; round++) {
       const first = round % runners.length;
       for (const runner of [...runners.slice(first), ...runners.slice(0, first)]) {
         const before = runner.server?.cpuMs ?? Number.NaN;
+        const [databaseBefore, clientBefore] = [databaseCpu.read(), clientCpuMs()];
         const summary = await closedLoop(runner.run, { concurrency, seconds });
+        const [databaseUsed, clientUsed] = [
+          databaseCpu.read() - databaseBefore,
+          clientCpuMs() - clientBefore,
+        ];
         runs[runner.name]!.push(summary);
         const used = (runner.server?.cpuMs ?? Number.NaN) - before;
-        if (Number.isFinite(used) && summary.requests > 0)
-          cpu[runner.name]!.push((1000 * used) / summary.requests);
+        if (summary.requests > 0) {
+          if (Number.isFinite(used)) cpu[runner.name]!.push((1000 * used) / summary.requests);
+          database[runner.name]!.push((1000 * databaseUsed) / summary.requests);
+          client[runner.name]!.push((1000 * clientUsed) / summary.requests);
+        }
       }
     }
+    const medians = (lists: Record<string, number[]>) =>
+      Object.fromEntries(
+        Object.entries(lists)
+          .filter(([, list]) => list.length > 0)
+          .map(([name, list]) => [name, median(list)]),
+      );
     const row: Row = {
       query: pair.name,
       concurrency,
       sides: Object.fromEntries(Object.entries(runs).map(([name, list]) => [name, medianSummary(list)])),
-      cpuMicrosPerRequest: Object.fromEntries(
-        Object.entries(cpu)
-          .filter(([, list]) => list.length > 0)
-          .map(([name, list]) => [name, median(list)]),
-      ),
+      cpuMicrosPerRequest: medians(cpu),
+      databaseMicrosPerRequest: medians(database),
+      clientMicrosPerRequest: medians(client),
     };
     rows.push(row);
     console.log(
@@ -392,8 +423,9 @@ const ref = args.ref ? `wfapi ${args.ref}` : undefined;
 const f1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '-');
 const ratio = (a: Summary | undefined, b: Summary | undefined) =>
   a && b && b.rps > 0 ? `${(a.rps / b.rps).toFixed(2)}x` : '-';
+const cores = (await import('node:os')).cpus().length;
 const markdown = [
-  `Measured ${new Date().toISOString()} on ${(await import('node:os')).cpus().length} cores, Node ${process.version}; ` +
+  `Measured ${new Date().toISOString()} on ${cores} cores, Node ${process.version}; ` +
     `dataset ${facts.totalExecutions.toLocaleString('en-US')} executions; median of ${rounds} rounds of ${seconds} s, ` +
     `the side going first rotating each round. Command: \`${command}\`.`,
   '',
@@ -410,6 +442,23 @@ const markdown = [
       ` ${names.map((n) => (r.cpuMicrosPerRequest[n] === undefined ? '-' : r.cpuMicrosPerRequest[n]!.toFixed(0))).join(' | ')} | ${errors} |`
     );
   }),
+  '',
+  `Where a request's CPU time goes, in µs a request (median of the rounds): the server, PostgreSQL's backends, the load generator (this process), their sum, and the requests a second that sum allows on ${cores} cores.`,
+  '',
+  '| query | conn | side | server | PostgreSQL | load generator | sum | cores / sum |',
+  '|---|---:|---|---:|---:|---:|---:|---:|',
+  ...rows.flatMap((r) =>
+    Object.keys(r.sides).map((name) => {
+      const parts = [
+        r.cpuMicrosPerRequest[name] ?? 0,
+        r.databaseMicrosPerRequest[name],
+        r.clientMicrosPerRequest[name],
+      ];
+      const sum = parts.reduce<number>((total, part) => total + (part ?? Number.NaN), 0);
+      const cell = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(0));
+      return `| ${r.query} | ${r.concurrency} | ${name} | ${r.cpuMicrosPerRequest[name] === undefined ? '-' : cell(parts[0])} | ${cell(parts[1])} | ${cell(parts[2])} | ${cell(sum)} | ${cell((cores * 1e6) / sum)} |`;
+    }),
+  ),
   '',
 ].join('\n');
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
