@@ -8,6 +8,11 @@ export interface ResultRow {
   readonly sql: Summary;
   readonly statements: number;
   readonly p99TargetMs: number;
+  /**
+   * CPU time a request over HTTP cost the server process and PostgreSQL's backends for the
+   * dataset's database, in µs (absent in results recorded before they were measured).
+   */
+  readonly cpuMicros?: { readonly server: number; readonly database: number };
 }
 
 export interface IngestFigures {
@@ -43,8 +48,8 @@ export function renderMarkdown(result: BenchResult): string {
       .map(([k, v]) => `${v.toLocaleString('en-US')} ${k}`)
       .join(', ')}. Command: \`${result.command}\`.`,
     '',
-    '| query | conn | req/s | p50 ms | p99 ms | p99 target | SQL ceiling req/s | % of SQL ceiling | % of trivial | % of its ceiling | errors |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| query | conn | req/s | p50 ms | p99 ms | p99 target | SQL ceiling req/s | % of SQL ceiling | % of trivial | % of its ceiling | server CPU µs/req | PostgreSQL CPU µs/req | errors |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...result.rows.map((r) => {
       const trivialRps = trivial.get(r.concurrency) ?? Number.NaN;
       const ofSql = (100 * r.http.rps) / r.sql.rps;
@@ -52,7 +57,7 @@ export function renderMarkdown(result: BenchResult): string {
       // A query's ceiling is the lower of the two: its SQL alone, or the stack alone.
       const ofCeiling = (100 * r.http.rps) / Math.min(r.sql.rps || Number.POSITIVE_INFINITY, trivialRps);
       const met = r.http.p99 <= r.p99TargetMs ? '' : ' ✗';
-      return `| ${r.query} | ${r.concurrency} | ${f0(r.http.rps)} | ${f1(r.http.p50)} | ${f1(r.http.p99)}${met} | ${r.p99TargetMs} | ${f0(r.sql.rps)} | ${pct(ofSql)} | ${pct(ofTrivial)} | ${pct(ofCeiling)} | ${r.http.errors} |`;
+      return `| ${r.query} | ${r.concurrency} | ${f0(r.http.rps)} | ${f1(r.http.p50)} | ${f1(r.http.p99)}${met} | ${r.p99TargetMs} | ${f0(r.sql.rps)} | ${pct(ofSql)} | ${pct(ofTrivial)} | ${pct(ofCeiling)} | ${f0(r.cpuMicros?.server ?? Number.NaN)} | ${f0(r.cpuMicros?.database ?? Number.NaN)} | ${r.http.errors} |`;
     }),
     '',
     `Peak server resident memory through the run: ${f0(result.peakRssMb)} MB.`,

@@ -13,6 +13,7 @@ import pg from 'pg';
 import { captureMix, replayer } from './lib/ceiling.js';
 import { closedLoop } from './lib/closed-loop.js';
 import { commandLine } from './lib/command-line.js';
+import { DatabaseCpu } from './lib/cpu-time.js';
 import { type DatasetInfo, ensureDataset } from './lib/dataset.js';
 import { GraphqlHttpClient } from './lib/http-client.js';
 import { ServerProcess } from './lib/server-process.js';
@@ -60,6 +61,9 @@ const statements = await captureMix(dataset.databaseUrl, dataset.key, dataset.fa
 
 await warmUp(server.url, dataset.key, dataset.facts, [TRIVIAL, ...mix], warmup);
 
+// CPU per request read from /proc beside each HTTP measurement: the server process, and the
+// backends of the dataset's database (the replayed SQL runs only after it).
+const databaseCpu = new DatabaseCpu(new URL(dataset.databaseUrl).pathname.slice(1));
 const rows: ResultRow[] = [];
 for (const concurrency of levels) {
   const client = new GraphqlHttpClient(server.url, dataset.key, concurrency);
@@ -74,7 +78,13 @@ for (const concurrency of levels) {
     const http = () => client.post(q.query, variables);
     const sql = replayer(pool, statements.get(q.name)!);
     await closedLoop(http, { concurrency, seconds: warmup });
+    const [serverBefore, databaseBefore] = [server.cpuMs, databaseCpu.read()];
     const viaHttp: Summary = await closedLoop(http, { concurrency, seconds });
+    const perRequest = (ms: number) => (1000 * ms) / viaHttp.requests;
+    const cpuMicros = {
+      server: perRequest(server.cpuMs - serverBefore),
+      database: perRequest(databaseCpu.read() - databaseBefore),
+    };
     // A query that needs no SQL (the trivial one, its key's credentials cached) has no SQL ceiling.
     const noSql: Summary = { requests: 0, errors: 0, rps: Number.NaN, p50: Number.NaN, p99: Number.NaN };
     const needsSql = statements.get(q.name)!.length > 0;
@@ -87,10 +97,11 @@ for (const concurrency of levels) {
       sql: viaSql,
       statements: statements.get(q.name)!.length,
       p99TargetMs: q.p99TargetMs,
+      cpuMicros,
     };
     console.log(
       `c=${concurrency} ${q.name}: ${viaHttp.rps.toFixed(0)} req/s p50 ${viaHttp.p50.toFixed(1)} ms p99 ${viaHttp.p99.toFixed(1)} ms` +
-        ` | sql ${viaSql.rps.toFixed(0)}/s | errors ${viaHttp.errors}`,
+        ` | sql ${viaSql.rps.toFixed(0)}/s | CPU µs/req server ${cpuMicros.server.toFixed(0)} PostgreSQL ${cpuMicros.database.toFixed(0)} | errors ${viaHttp.errors}`,
     );
     return row;
   };
