@@ -338,7 +338,7 @@ interface Row {
   databaseMicrosPerRequest: Record<string, number>;
   clientMicrosPerRequest: Record<string, number>;
 }
-const databaseCpu = new DatabaseCpu(new URL(dataset.databaseUrl).pathname.slice(1));
+const databaseCpu = DatabaseCpu.of(dataset.databaseUrl);
 const clientCpuMs = () => {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1000;
@@ -449,14 +449,13 @@ const markdown = [
   '|---|---:|---|---:|---:|---:|---:|---:|',
   ...rows.flatMap((r) =>
     Object.keys(r.sides).map((name) => {
-      const parts = [
-        r.cpuMicrosPerRequest[name] ?? 0,
-        r.databaseMicrosPerRequest[name],
-        r.clientMicrosPerRequest[name],
-      ];
-      const sum = parts.reduce<number>((total, part) => total + (part ?? Number.NaN), 0);
+      // The replayed SQL has no server: its parts are PostgreSQL and the load generator alone.
+      const server = r.cpuMicrosPerRequest[name];
+      const database = r.databaseMicrosPerRequest[name] ?? Number.NaN;
+      const client = r.clientMicrosPerRequest[name] ?? Number.NaN;
+      const sum = (server ?? 0) + database + client;
       const cell = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(0));
-      return `| ${r.query} | ${r.concurrency} | ${name} | ${r.cpuMicrosPerRequest[name] === undefined ? '-' : cell(parts[0])} | ${cell(parts[1])} | ${cell(parts[2])} | ${cell(sum)} | ${cell((cores * 1e6) / sum)} |`;
+      return `| ${r.query} | ${r.concurrency} | ${name} | ${cell(server)} | ${cell(database)} | ${cell(client)} | ${cell(sum)} | ${cell((cores * 1e6) / sum)} |`;
     }),
   ),
   '',

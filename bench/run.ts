@@ -63,7 +63,7 @@ await warmUp(server.url, dataset.key, dataset.facts, [TRIVIAL, ...mix], warmup);
 
 // CPU per request read from /proc beside each HTTP measurement: the server process, and the
 // backends of the dataset's database (the replayed SQL runs only after it).
-const databaseCpu = new DatabaseCpu(new URL(dataset.databaseUrl).pathname.slice(1));
+const databaseCpu = DatabaseCpu.of(dataset.databaseUrl);
 const rows: ResultRow[] = [];
 for (const concurrency of levels) {
   const client = new GraphqlHttpClient(server.url, dataset.key, concurrency);

@@ -119,11 +119,14 @@ const [loaded] = (
   await db.query<{ facts: { now: string } | null }>('select facts from bench_dataset where id = 1')
 ).rows;
 if (!loaded?.facts) throw new Error(`${source} was not loaded to the end: load it again`);
+/** With `--logs-days`, the instant from which log lines are repeated: the last days before the dataset's now. */
+const logsFrom =
+  logsDays === undefined
+    ? undefined
+    : new Date(Date.parse(loaded.facts.now) - logsDays * 86_400_000).toISOString();
 /** Which of a table's rows are repeated: with `--logs-days`, the log lines of the last days only. */
 const repeatedWhere = (table: string) =>
-  logsDays !== undefined && table === executionLogs.name
-    ? ` where timestamp >= '${new Date(Date.parse(loaded.facts!.now) - logsDays * 86_400_000).toISOString()}'`
-    : '';
+  logsFrom !== undefined && table === executionLogs.name ? ` where timestamp >= '${logsFrom}'` : '';
 
 /**
  * A repeat's uuid: derived from the original's, the repeat's number and the copy's name, the same

@@ -30,6 +30,11 @@ export class DatabaseCpu {
 
   constructor(private readonly database: string) {}
 
+  /** The backends of the database a connection string names. */
+  static of(url: string): DatabaseCpu {
+    return new DatabaseCpu(new URL(url).pathname.slice(1));
+  }
+
   /** Milliseconds used so far by the database's backends. */
   read(): number {
     for (const entry of readdirSync('/proc')) {
