@@ -23,7 +23,7 @@ const run = promisify(execFile);
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const SECTION = README.slice(README.indexOf('\n### The typed client\n'));
 /** The README's install command: `npm install /path/to/wfapi`. */
-const INSTALL = /```sh\n(npm install \S+)/.exec(SECTION)?.[1];
+const INSTALL = /```sh\n(npm install \S+)/.exec(SECTION)?.[1] ?? '';
 /** The README's example program. */
 const SNIPPET = clientSnippets(SECTION)[0];
 
@@ -75,7 +75,7 @@ describe('wfapi/client in a project of its own', () => {
   }
 
   it("installs from the checkout as the README says, and the README's snippet compiles and runs against a server", async () => {
-    assert.ok(INSTALL?.endsWith(' /path/to/wfapi'), `the README's install command: ${INSTALL}`);
+    assert.ok(INSTALL.endsWith(' /path/to/wfapi'), `the README's install command: ${INSTALL}`);
     const project = userProject(scratch, 'linked');
     const [npm, ...args] = INSTALL.replace('/path/to/wfapi', ROOT).split(' ');
     await run(npm!, [...args, ...NPM_FLAGS], { cwd: project, env: cleanEnv() });
