@@ -9,13 +9,16 @@ export interface CommandModule {
 }
 
 const COMMANDS_DIR = new URL('./commands/', import.meta.url);
+/** The program's own version option, which needs no command loaded. */
+const VERSION_FLAGS: readonly string[] = ['-V', '--version'];
 
 /**
  * The program with its commands. Given the arguments, and when the first names a command, only
  * that command's module is loaded: a client command then starts without importing the server,
  * the embedded database and the simulator (about 50 ms of imports instead of 900 on the
- * compiled CLI). Anything else (no command, an option, `help`, an unknown name) loads them all,
- * so that help lists every command and an unknown name is refused with the whole list.
+ * compiled CLI). `--version` (`-V`) alone loads none: it only prints the version. Anything else
+ * (no command, another option, `help`, an unknown name) loads them all, so that help lists every
+ * command and an unknown name is refused with the whole list.
  */
 export async function buildProgram(argv: readonly string[] = []): Promise<Command> {
   const program = new Command('wfapi')
@@ -34,7 +37,8 @@ export async function buildProgram(argv: readonly string[] = []): Promise<Comman
       ['cli.js', 'cli.ts'].some((file) => existsSync(new URL(`./${name}/${file}`, COMMANDS_DIR))),
     )
     .sort();
-  const named = argv[0] !== undefined && names.includes(argv[0]) ? [argv[0]] : names;
+  const first = argv[0] ?? '';
+  const named = VERSION_FLAGS.includes(first) ? [] : names.includes(first) ? [first] : names;
   // Loaded together; a command whose module fails to load is reported when it is run, and never
   // takes the other commands (serve among them) down with it.
   const loaded = await Promise.allSettled(

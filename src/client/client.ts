@@ -30,8 +30,8 @@ export type Paginators = {
  * Works against wfapi and the hosted platform alike; only `url` and `apiKey` differ.
  *
  * ```ts
- * const client = new Client({ url: 'http://127.0.0.1:4000', apiKey: process.env.WFAPI_API_KEY });
- * const { data } = await client.workflow({ uuid, from: new Date(Date.now() - 7 * 864e5) });
+ * const client = new Client({ url: 'http://127.0.0.1:4000', apiKey: 'wfk_...' });
+ * const { data } = await client.workflow({ uuid, from: new Date(Date.now() - 7 * 864e5).toISOString() });
  * for await (const execution of client.paginate.workflowExecutions({ status: ['FAILURE'] })) { ... }
  * ```
  */

@@ -55,6 +55,7 @@ export function renderBanner(input: BannerInput): string {
           '',
         ]
       : []),
+    'The wfapi command: `npm link` once in this checkout puts it on your PATH ("The command line" in the README).',
     'Your own data, with the tokens above: "Your own data" in the README (wfapi simulate --create-org, wfapi ingest);',
     'the reference (the API, the record format, administration) is in docs/.',
     '',
