@@ -8,11 +8,12 @@ import { type ConfigOverrides, loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/database.js';
 import { generateApiKey } from '../../src/modules/auth/api-key.js';
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from '../../src/modules/auth/rate-limit.js';
+import { TEST_REDIS_URL as REDIS_URL, requireEngine } from '../harness/engines.js';
 import { createTenant } from '../harness/fixtures.js';
 import { useServer } from '../harness/suite.js';
 import { apikey, errorCode, type HttpAnswer, postGraphql } from './http-client.js';
 
-const REDIS_URL = 'redis://127.0.0.1:6379';
+const needsRedis = await requireEngine('redis');
 const LIMIT = { burst: 3, perSecond: 1 };
 const QUERY = { query: '{ __typename }' };
 const BAD_KEY = apikey(generateApiKey().key);
@@ -109,7 +110,7 @@ describe('rate limiting', () => {
     assert.equal((await limiter.take('b', one, now)).allowed, true); // b was forgotten
   });
 
-  describe('with Redis', () => {
+  describe('with Redis', needsRedis, () => {
     it('shares one budget per key across server instances', async () => {
       const tenant = await createTenant(ctx.db);
       const warmUp = await createTenant(ctx.db, 'Warm');
