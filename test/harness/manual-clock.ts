@@ -4,8 +4,16 @@
  * (e.g. EmbeddedDatabase's HandOverClock), so a test of timing holds on a busy machine.
  */
 export class ManualClock {
-  private time = 0;
+  private time: number;
   private readonly timers = new Set<{ readonly at: number; readonly fn: () => void }>();
+
+  /** `start`: where time begins, e.g. `Date.now()` for a clock of wall-clock milliseconds. */
+  constructor(start = 0) {
+    this.time = start;
+  }
+
+  /** `now`, bound: to hand over as a `() => number` clock. */
+  readonly read = (): number => this.time;
 
   now(): number {
     return this.time;
