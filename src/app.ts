@@ -40,6 +40,11 @@ export interface AppOptions {
   /** An open, migrated database; when absent one is opened from the config (and closed by `close`). */
   readonly db?: Database;
   readonly rateLimiter?: RateLimiter;
+  /**
+   * Wall-clock milliseconds for API key expiry and the credential cache's interval (default
+   * `Date.now`): a test moves its own, so that what it shows does not depend on a busy machine.
+   */
+  readonly now?: () => number;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -120,8 +125,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     },
   );
   await partitions.start();
-  const credentials = new CredentialCache(db, config.authCacheMs);
-  const admit = keyAdmission({ config, rateLimiter, keyUsage, credentials });
+  const credentials = new CredentialCache(db, config.authCacheMs, { now: options.now });
+  const admit = keyAdmission({ config, rateLimiter, keyUsage, credentials, now: options.now ?? Date.now });
 
   // Once closing, no new connection is accepted, but a request that arrives on an open one is
   // still answered (it was accepted), and every answer ends its connection, so that keep-alive

@@ -154,15 +154,17 @@ export function openPostgres(url: string, options: PostgresOptions): Database {
     },
     async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
       const client = (await pool.connect()) as PooledSession;
-      await enterPlanMode(client, 'default');
       let broken = false;
       // A checked-out client is outside the pool's error handling: losing its connection would
-      // emit an unhandled 'error' and crash the process. The pending query rejects on its own.
+      // emit an unhandled 'error' and crash the process (a server's open requests then end in
+      // ECONNRESET instead of 503), so the listener comes before the first statement, the plan
+      // mode's. The pending query rejects on its own.
       const onConnectionLost = () => {
         broken = true;
       };
       client.on('error', onConnectionLost);
       try {
+        await enterPlanMode(client, 'default');
         await client.query('begin');
         const tx: Transaction = {
           inTransaction: true,

@@ -20,6 +20,8 @@ export interface AdmitKeyDeps {
   readonly rateLimiter: RateLimiter;
   readonly keyUsage: KeyUsageRecorder;
   readonly credentials: CredentialCache;
+  /** Wall-clock milliseconds, for key expiry. */
+  readonly now: () => number;
 }
 
 /**
@@ -27,7 +29,7 @@ export interface AdmitKeyDeps {
  * One admission serves every route that takes API keys, so they share the limiter-outage state.
  */
 export function keyAdmission(deps: AdmitKeyDeps): AdmitKey {
-  const { config, rateLimiter, keyUsage, credentials } = deps;
+  const { config, rateLimiter, keyUsage, credentials, now } = deps;
   // One warning per outage of the rate limiter (e.g. Redis unreachable), not one per request.
   let limiterDown = false;
 
@@ -65,7 +67,7 @@ export function keyAdmission(deps: AdmitKeyDeps): AdmitKey {
   async function admitWaiting(request: FastifyRequest, reply: FastifyReply): Promise<Principal> {
     let principal: Principal;
     try {
-      principal = await authenticate(credentials, request.headers.authorization);
+      principal = await authenticate(credentials, request.headers.authorization, now());
     } catch (error) {
       if (error instanceof AppError && error.code === 'UNAUTHENTICATED') {
         await chargeAuthFailure(rateLimiter, request.ip, config.authFailureLimit);
@@ -85,7 +87,7 @@ export function keyAdmission(deps: AdmitKeyDeps): AdmitKey {
 
   return (request, reply) => {
     const takeAtOnce = rateLimiter.takeAtOnce;
-    const principal = takeAtOnce && authenticateAtOnce(credentials, request.headers.authorization);
+    const principal = takeAtOnce && authenticateAtOnce(credentials, request.headers.authorization, now());
     if (!principal) return admitWaiting(request, reply);
     bindLogger(request, reply, principal);
     return admitted(

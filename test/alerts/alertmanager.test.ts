@@ -5,12 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN_TOKEN, adminGql } from '../admin/admin-request.js';
+import { enginePath, requireEngine } from '../harness/engines.js';
 import { execution, ingest } from '../harness/fixtures.js';
 import { freePort } from '../harness/process.js';
 import { useServer } from '../harness/suite.js';
 import { deliveriesWhen, REDELIVER, tenantWithRule } from './alerts-request.js';
-
-const ALERTMANAGER = '/usr/bin/prometheus-alertmanager';
 
 /** The configuration the README shows, with a receiver that sends nowhere. */
 const CONFIG = `route:
@@ -32,7 +31,8 @@ const RESEND_MS = 500;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('the ALERTMANAGER target, against a real Alertmanager', () => {
+const needsAlertmanager = await requireEngine('alertmanager');
+describe('the ALERTMANAGER target, against a real Alertmanager', needsAlertmanager, () => {
   const ctx = useServer({
     adminToken: ADMIN_TOKEN,
     alerts: { allowPrivate: true, pollMs: 50, evaluateMs: 100, retryBaseMs: 200, resendMs: RESEND_MS },
@@ -46,7 +46,7 @@ describe('the ALERTMANAGER target, against a real Alertmanager', () => {
     const port = await freePort();
     amUrl = `http://127.0.0.1:${port}`;
     alertmanager = spawn(
-      ALERTMANAGER,
+      enginePath('alertmanager'),
       [
         `--config.file=${join(dir, 'alertmanager.yml')}`,
         `--storage.path=${join(dir, 'data')}`,

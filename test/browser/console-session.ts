@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { createWorld, recordsBetween, toNdjsonLine } from '../../src/simulate/index.js';
 import { openTestDatabase, type TestDatabase } from '../harness/database.js';
+import { enginePath } from '../harness/engines.js';
 import { createTenant, ingest, type Tenant } from '../harness/fixtures.js';
 import { startServer, type TestServer } from '../harness/server.js';
 
-/** Debian's Chromium; CI installs it with `apt-get install -y chromium`. Playwright never downloads one. */
-export const CHROMIUM = '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
@@ -33,10 +32,9 @@ export interface ConsoleWorld {
 }
 
 export async function openConsoleWorld(): Promise<ConsoleWorld> {
-  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: install it with "apt-get install -y chromium"`);
   const database = await openTestDatabase();
   const server = await startServer(database.db);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const browser = await chromium.launch({ executablePath: enginePath('chromium'), args: CHROMIUM_ARGS });
   const close = async () => {
     await browser.close();
     await server.close();

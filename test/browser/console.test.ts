@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { formatDuration, formatRate } from '../../src/console/web/time.js';
+import { requireEngine } from '../harness/engines.js';
 import { execution, ingest } from '../harness/fixtures.js';
 import {
   type ConsolePage,
@@ -19,7 +20,9 @@ import {
  */
 const SCREENSHOTS = process.env.WFAPI_SCREENSHOTS ?? 'test-results/screenshots';
 
-describe('the web console in a real browser', () => {
+/** Debian's Chromium (CI installs it with `apt-get install -y chromium`); Playwright never downloads one. */
+const needsChromium = await requireEngine('chromium');
+describe('the web console in a real browser', needsChromium, () => {
   let world: ConsoleWorld;
   before(async () => {
     world = await openConsoleWorld();

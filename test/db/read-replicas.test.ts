@@ -7,6 +7,7 @@ import { withFallback } from '../../src/db/replicas/fallback.js';
 import type { DatabaseStatus } from '../../src/db/replicas/read-router.js';
 import { ADMIN_TOKEN, adminGql, CREATE_ORGANIZATION } from '../admin/admin-request.js';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../harness/database.js';
+import { requireEngine } from '../harness/engines.js';
 import { createTenant, execution, ingest, type Tenant, workflow } from '../harness/fixtures.js';
 import { runCli } from '../harness/process.js';
 import { startReplica, type TestReplica } from '../harness/replica.js';
@@ -49,9 +50,8 @@ describe('DATABASE_REPLICA_URLS with the embedded database', () => {
   });
 });
 
-describe('read replicas (a real streaming replica of the test PostgreSQL)', {
-  skip: TEST_DB !== 'postgres',
-}, () => {
+const replication = TEST_DB === 'postgres' ? await requireEngine('replication') : { skip: true };
+describe('read replicas (a real streaming replica of the test PostgreSQL)', replication, () => {
   let database: TestDatabase;
   let replica: TestReplica;
   let server: TestServer;

@@ -103,7 +103,10 @@ function startHostileWorker(load: HostileLoad) {
 export async function assertBystanderHolds(
   t: { diagnostic(message: string): void },
   load: Parameters<typeof latencyWhile>[0] & {
-    /** Fewer hostile requests than this in an attempt means the attack itself did not run. */
+    /**
+     * Fewer hostile requests than this in an attempt means the attack itself did not run: a count
+     * a busy machine still reaches (90 in five seconds at a load of 17 on two cores), not a rate.
+     */
     readonly minHostileRequests: number;
   },
   budget: number,
@@ -125,14 +128,15 @@ export async function assertBystanderHolds(
 }
 
 /**
- * The p99 a probe must stay under while hostile requests run: 50 ms, the target, unless the
- * machine itself is near or past that with no hostile request at all (tests share small, busy
- * CI machines), in which case three times the probe's own p99 measured just before. A stalled
- * event loop (the fragment bomb held it for seconds) fails either way.
+ * The p99 a probe must stay under while hostile requests run: generous, five times the 50 ms
+ * target (or five times the probe's own p99 measured just before with no hostile request, when
+ * the machine itself is that slow), because the suite runs on small, busy machines where a
+ * scheduler's noise alone has put the p99 at 137 ms. What it catches is a stall (the fragment bomb
+ * held the event loop for seconds); the precise figure on a quiet machine is bench/bystander.ts's.
  */
 export async function p99Budget(probe: () => Promise<unknown>, targetMs = 50): Promise<number> {
   const calm = await latencyWhile({ hostile: { requests: [], concurrency: 0 }, probe, durationMs: 1000 });
-  return Math.max(targetMs, 3 * calm.p99);
+  return 5 * Math.max(targetMs, calm.p99);
 }
 
 /** The bystander's probe: another organization's trivial query, which must answer 200. */

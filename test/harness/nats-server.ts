@@ -1,17 +1,17 @@
 /**
  * A real `nats-server -js` (Debian's nats-server package, installed by .ci/run) on a free
  * loopback port with a temporary store directory and no monitoring port; one per test file.
+ * A suite that needs it says `requireEngine('nats-server')` (harness/engines.ts) to skip without it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { enginePath } from './engines.js';
 import { freePort } from './process.js';
-
-export const NATS_SERVER = '/usr/sbin/nats-server';
 
 export interface NatsServer {
   readonly url: string;
@@ -29,13 +29,11 @@ const accepts = (port: number) =>
   });
 
 export async function startNatsServer(): Promise<NatsServer> {
-  if (!existsSync(NATS_SERVER)) {
-    throw new Error(`${NATS_SERVER} is missing: install Debian's nats-server package (.ci/run does)`);
-  }
+  const natsServer = enginePath('nats-server');
   const dir = mkdtempSync(join(tmpdir(), 'wfapi-nats-'));
   const port = await freePort();
   const server: ChildProcess = spawn(
-    NATS_SERVER,
+    natsServer,
     ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir, '-m', '0'],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );

@@ -1,17 +1,19 @@
 /**
  * A real streaming replica of the test PostgreSQL (TEST_DATABASE_URL), made with `pg_basebackup -R`
  * into a temporary directory and run with `pg_ctl` on a free port, both as the `postgres` OS user.
- * The primary must accept replication connections from 127.0.0.1 (.ci/run sets that up). The
+ * The primary must accept replication connections from 127.0.0.1 (.ci/run sets that up; a suite
+ * that needs it says `requireEngine('replication')`, harness/engines.ts). The
  * replica copies the whole cluster, so every database the test made beforehand is on it (and a
  * cluster holding large benchmark databases takes longer to copy). The binaries are Debian's
  * (/usr/lib/postgresql/<major>/bin) of the primary's major version, which a standby must match.
  */
 import { execFile } from 'node:child_process';
-import { chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { requireEngine } from './engines.js';
 import { freePort } from './process.js';
 
 const run = promisify(execFile);
@@ -85,19 +87,6 @@ async function dropOrphanSlots(): Promise<void> {
   }
 }
 
-async function assertReplicationAllowed(): Promise<void> {
-  const [hba] = await onPrimary<{ hba_file: string }>('show hba_file');
-  const allowed = readFileSync(hba!.hba_file, 'utf8')
-    .split('\n')
-    .some((line) => /^\s*host\s+replication\s+\S+\s+127\.0\.0\.1\/32\s/.test(line));
-  if (!allowed) {
-    throw new Error(
-      `The test PostgreSQL refuses replication connections from 127.0.0.1: ${hba!.hba_file} needs ` +
-        '"host replication all 127.0.0.1/32 trust" (.ci/run adds it and reloads PostgreSQL)',
-    );
-  }
-}
-
 /** Settings a standby must have at least as high as its primary's, or it refuses to start. */
 const AT_LEAST_PRIMARY = [
   'max_connections',
@@ -108,7 +97,9 @@ const AT_LEAST_PRIMARY = [
 ];
 
 export async function startReplica(): Promise<TestReplica> {
-  await assertReplicationAllowed();
+  // The tests skip on requireEngine('replication') first; a benchmark gets the same reason here.
+  const { skip } = await requireEngine('replication');
+  if (skip) throw new Error(skip);
   await dropOrphanSlots();
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'wfapi-replica-'));

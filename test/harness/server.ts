@@ -1,4 +1,4 @@
-import { type App, buildApp } from '../../src/app.js';
+import { type App, type AppOptions, buildApp } from '../../src/app.js';
 import { type ConfigOverrides, loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/database.js';
 
@@ -22,10 +22,14 @@ export interface GqlResponse {
   body: any;
 }
 
-/** A real server on a random port over the given database. */
-export async function startServer(db: Database, overrides: ConfigOverrides = {}): Promise<TestServer> {
+/** A real server on a random port over the given database (`options`: e.g. a clock of the test's). */
+export async function startServer(
+  db: Database,
+  overrides: ConfigOverrides = {},
+  options: Omit<AppOptions, 'db'> = {},
+): Promise<TestServer> {
   const config = loadConfig({}, { port: 0, logLevel: 'silent', ...overrides });
-  const app = await buildApp(config, { db });
+  const app = await buildApp(config, { ...options, db });
   const url = await app.listen();
   return {
     app,

@@ -1,4 +1,5 @@
 import { after, afterEach, before } from 'node:test';
+import type { AppOptions } from '../../src/app.js';
 import type { ConfigOverrides } from '../../src/config.js';
 import { openTestDatabase, type TestDatabase } from './database.js';
 import { startServer, type TestServer } from './server.js';
@@ -7,12 +8,12 @@ import { startServer, type TestServer } from './server.js';
  * Opens a fresh database and a real server for a test file, empties the tables after each test
  * and shuts both down at the end. Use the returned getters inside tests.
  */
-export function useServer(overrides: ConfigOverrides = {}) {
+export function useServer(overrides: ConfigOverrides = {}, options: Omit<AppOptions, 'db'> = {}) {
   let database: TestDatabase;
   let server: TestServer;
   before(async () => {
     database = await openTestDatabase();
-    server = await startServer(database.db, overrides);
+    server = await startServer(database.db, overrides, options);
   });
   afterEach(async () => {
     await database.reset();

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   createApiKey,
   createMember,
@@ -11,6 +10,7 @@ import {
 } from '../../src/admin/admin.service.js';
 import { composeApiKey, generateApiKey } from '../../src/modules/auth/api-key.js';
 import { createTenant } from '../harness/fixtures.js';
+import { ManualClock } from '../harness/manual-clock.js';
 import { useServer } from '../harness/suite.js';
 import { apikey, errorCode, postGraphql } from './http-client.js';
 
@@ -23,8 +23,10 @@ function withCharChanged(key: string, index: number): string {
 }
 
 describe('authentication over HTTP', () => {
+  // Key expiry is read from this clock, which moves only when a test says.
+  const clock = new ManualClock(Date.now());
   // Failed authentications are throttled per address; these tests send many on purpose.
-  const ctx = useServer({ authFailureLimit: { burst: 10_000, perSecond: 10_000 } });
+  const ctx = useServer({ authFailureLimit: { burst: 10_000, perSecond: 10_000 } }, { now: clock.read });
   const ask = (authorization: string | undefined) => postGraphql(ctx.server.url, authorization, QUERY);
 
   it('answers 401 with WWW-Authenticate: Apikey and one identical body for every kind of bad credential', async () => {
@@ -126,13 +128,19 @@ describe('authentication over HTTP', () => {
 
   it('lets a key in until its expiry and refuses it from then on', async () => {
     const tenant = await createTenant(ctx.db);
+    // In the future by the wall clock too, which createApiKey checks.
+    const expiresAt = Date.now() + 60_000;
     const { key } = await createApiKey(ctx.db, {
       memberId: tenant.memberId,
       name: 'short-lived',
-      expiresAt: new Date(Date.now() + 700),
+      expiresAt: new Date(expiresAt),
     });
+    // The server's clock a minute before the expiry, then a millisecond before it, then at it.
+    clock.advance(expiresAt - 60_000 - clock.now());
     assert.equal((await ask(apikey(key))).status, 200);
-    await sleep(800);
+    clock.advance(59_999);
+    assert.equal((await ask(apikey(key))).status, 200);
+    clock.advance(1);
     const refused = await ask(apikey(key));
     assert.equal(refused.status, 401);
     assert.equal(errorCode(refused), 'UNAUTHENTICATED');
@@ -152,7 +160,9 @@ describe('authentication over HTTP', () => {
 
 describe('credentials cached between requests', () => {
   const CACHE_MS = 400;
-  const ctx = useServer({ authCacheMs: CACHE_MS });
+  // The cache's interval is measured with this clock, which moves only when a test says.
+  const clock = new ManualClock(Date.now());
+  const ctx = useServer({ authCacheMs: CACHE_MS }, { now: clock.read });
   const ask = (key: string) => postGraphql(ctx.server.url, apikey(key), QUERY);
   /** A change made behind this server's back, as another server process or an operator's SQL would. */
   const revokeInDatabase = (keyId: string) =>
@@ -164,7 +174,9 @@ describe('credentials cached between requests', () => {
     await revokeInDatabase(tenant.keyId);
     // Still the cached credentials: this request needed no database read to authenticate.
     assert.equal((await ask(tenant.key)).status, 200);
-    await sleep(CACHE_MS + 100);
+    clock.advance(CACHE_MS);
+    assert.equal((await ask(tenant.key)).status, 200);
+    clock.advance(1);
     assert.equal((await ask(tenant.key)).status, 401);
   });
 
@@ -194,7 +206,7 @@ describe('credentials cached between requests', () => {
     // before no longer matches once the credentials are read again.
     const otherHash = createHash('sha256').update('another secret').digest();
     await ctx.db.query('update api_keys set secret_hash = $2 where id = $1', [tenant.keyId, otherHash]);
-    await sleep(CACHE_MS + 100);
+    clock.advance(CACHE_MS + 1);
     assert.equal((await ask(tenant.key)).status, 401);
   });
 

@@ -11,6 +11,7 @@ import { connect } from '@nats-io/transport-node';
 import { publishNdjson } from '../../src/cli/commands/ingest/nats-publish.js';
 import { INGEST_CONSUMER, INGEST_STREAM } from '../../src/ingest/nats-jetstream.js';
 import { ndjsonLines } from '../../src/ingest/ndjson-lines.js';
+import { requireEngine } from '../harness/engines.js';
 import { type NatsServer, startNatsServer } from '../harness/nats-server.js';
 import { cleanEnv, startWfapi, type WfapiProcess } from '../harness/process.js';
 import { type ServerDatabase, serverDatabase } from './child-server.js';
@@ -38,7 +39,8 @@ function expectedCounts(records: readonly Raw[]) {
   };
 }
 
-describe('an ingest worker process killed in the middle of a stream', () => {
+const natsServer = await requireEngine('nats-server');
+describe('an ingest worker process killed in the middle of a stream', natsServer, () => {
   let nats: NatsServer;
   let database: ServerDatabase;
 

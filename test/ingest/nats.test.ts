@@ -16,6 +16,7 @@ import { ingestSubject, rejectedSubject } from '../../src/ingest/nats-jetstream.
 import { type IngestWorker, startIngestWorker } from '../../src/ingest/nats-worker.js';
 import { ndjsonLines } from '../../src/ingest/ndjson-lines.js';
 import { openTestDatabase, type TestDatabase } from '../harness/database.js';
+import { requireEngine } from '../harness/engines.js';
 import {
   createTenant,
   deployment,
@@ -57,7 +58,8 @@ async function* linesOf(records: readonly unknown[]) {
   yield* ndjsonLines(body());
 }
 
-describe('ingestion through NATS JetStream', () => {
+const natsServer = await requireEngine('nats-server');
+describe('ingestion through NATS JetStream', natsServer, () => {
   let nats: NatsServer;
   let database: TestDatabase;
   let server: TestServer;

@@ -5,19 +5,18 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openTestDatabase, type TestDatabase } from '../harness/database.js';
+import { enginePath, requireEngine } from '../harness/engines.js';
 import { createTenant, execution, workflow } from '../harness/fixtures.js';
 import { freePort } from '../harness/process.js';
 import { startServer, type TestServer } from '../harness/server.js';
 import { INGEST_TOKEN, postIngest } from '../ingest/http.js';
 import { METRICS_TOKEN } from './scrape.js';
-
-const PROMETHEUS = '/usr/bin/prometheus';
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 /** The fenced blocks of one language in the README's Prometheus section. */
@@ -46,7 +45,8 @@ interface PromVector {
   value: [number, string];
 }
 
-describe('a real Prometheus scraping /metrics', () => {
+const needsPrometheus = await requireEngine('prometheus');
+describe('a real Prometheus scraping /metrics', needsPrometheus, () => {
   let database: TestDatabase;
   let server: TestServer;
   let prometheus: ChildProcess;
@@ -55,10 +55,6 @@ describe('a real Prometheus scraping /metrics', () => {
   let output = '';
 
   before(async () => {
-    assert.ok(
-      existsSync(PROMETHEUS),
-      `${PROMETHEUS} is missing: install Debian's prometheus package (.ci/run does)`,
-    );
     database = await openTestDatabase();
     server = await startServer(database.db, { ingestToken: INGEST_TOKEN, metrics: { token: METRICS_TOKEN } });
     dir = mkdtempSync(join(tmpdir(), 'wfapi-prometheus-'));
@@ -68,7 +64,7 @@ describe('a real Prometheus scraping /metrics', () => {
     const port = await freePort();
     prometheusUrl = `http://127.0.0.1:${port}`;
     prometheus = spawn(
-      PROMETHEUS,
+      enginePath('prometheus'),
       [
         `--config.file=${join(dir, 'prometheus.yml')}`,
         `--storage.tsdb.path=${join(dir, 'data')}`,

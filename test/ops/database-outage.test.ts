@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { genericPlan } from '../../src/db/database.js';
 import { openPostgres } from '../../src/db/postgres.js';
 import { isDatabaseUnavailable } from '../../src/errors.js';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../harness/database.js';
@@ -155,6 +156,23 @@ describe('a PostgreSQL outage', { skip }, () => {
       });
       await assert.rejects(cut, (error) => isDatabaseUnavailable(error));
       await proxy.start();
+      assert.deepEqual(await db.query('select 3 as three'), [{ three: 3 }]);
+    } finally {
+      await db.close();
+      await proxy.stop();
+    }
+  });
+  it('fails a transaction whose connection is cut while it sets up its session as database-unavailable instead of crashing the process', async () => {
+    const proxy = proxyFor(database.url!);
+    await proxy.start();
+    const db = openPostgres(viaProxy(database.url!, proxy), { poolSize: 1, statementTimeoutMs: 10_000 });
+    try {
+      // The one connection now plans generically, so a transaction first resets its plan mode.
+      assert.deepEqual(await db.query(genericPlan('select $1::int as one'), [1]), [{ one: 1 }]);
+      proxy.cutOn('reset plan_cache_mode');
+      const cut = db.transaction((tx) => tx.query('select 2'));
+      await assert.rejects(cut, (error) => isDatabaseUnavailable(error));
+      proxy.cutOn(undefined);
       assert.deepEqual(await db.query('select 3 as three'), [{ three: 3 }]);
     } finally {
       await db.close();

@@ -6,11 +6,11 @@ import { createApiKey } from '../../src/admin/admin.service.js';
 import { ADMIN_TOKEN, adminGql, REVOKE_API_KEY } from '../admin/admin-request.js';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../harness/database.js';
 import { type Dataset, seedDataset } from '../harness/dataset.js';
+import { TEST_REDIS_URL as REDIS_URL, requireEngine } from '../harness/engines.js';
 import { createTenant, type Tenant } from '../harness/fixtures.js';
 import { apikey, postGraphql } from '../http/http-client.js';
 import { type ServeProcess, spawnServe } from './serve-process.js';
 
-const REDIS_URL = 'redis://127.0.0.1:6379';
 const BURST = 100;
 const INSTANCES = 3;
 
@@ -19,7 +19,8 @@ const INSTANCES = 3;
  * share rate limits. Three real `wfapi serve` processes; PostgreSQL only (the embedded database
  * belongs to one process).
  */
-describe('three API instances on one database and one Redis', { skip: TEST_DB !== 'postgres' }, () => {
+const needsRedis = TEST_DB === 'postgres' ? await requireEngine('redis') : { skip: true };
+describe('three API instances on one database and one Redis', needsRedis, () => {
   let database: TestDatabase;
   let tenant: Tenant;
   let data: Dataset;

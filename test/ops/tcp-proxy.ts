@@ -6,13 +6,16 @@ import net from 'node:net';
  *   refused network would look to the client; `start()` opens the same port again;
  * - `silence()` keeps every connection open but lets nothing through, as a network partition
  *   looks (the peer never answers); `resume()` forwards new connections again while the
- *   silenced ones stay dead, as half-open connections do.
+ *   silenced ones stay dead, as half-open connections do;
+ * - `cutOn(text)` cuts a connection the moment its client sends `text` (forwarded, never
+ *   answered), as a crash in the middle of one chosen statement looks.
  */
 export class TcpProxy {
   private server: net.Server | undefined;
   private readonly sockets = new Set<net.Socket>();
   private boundPort = 0;
   private silent = false;
+  private cutText: string | undefined;
 
   constructor(
     private readonly targetHost: string,
@@ -56,6 +59,11 @@ export class TcpProxy {
     }
   }
 
+  /** Cuts a connection (both sides) as soon as its client sends `text`; undefined stops cutting. */
+  cutOn(text: string | undefined): void {
+    this.cutText = text;
+  }
+
   /** Forwards new connections again; the connections silenced before stay silent. */
   resume(): void {
     this.silent = false;
@@ -76,6 +84,10 @@ export class TcpProxy {
     client.on('error', cut);
     upstream.on('error', cut);
     client.pipe(upstream).pipe(client);
+    // After the pipe's own listener: the chunk is forwarded, then the connection cut before any answer.
+    client.on('data', (chunk: Buffer) => {
+      if (this.cutText !== undefined && chunk.includes(this.cutText)) cut();
+    });
   }
 
   private track(socket: net.Socket): void {

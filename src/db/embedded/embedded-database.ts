@@ -22,6 +22,24 @@ const BACKGROUND_GRACE_MS = 20;
 /** Background work that has waited this long takes the next free moment, grace or not: never starved. */
 const BACKGROUND_MAX_WAIT_MS = 1000;
 
+/**
+ * The time the hand-over between the server's statements and background work is measured with:
+ * the system's in production, a hand-moved one in tests, so that the grace and the starvation
+ * bound are shown exactly however busy the machine is.
+ */
+export interface HandOverClock {
+  /** Milliseconds, monotonic. */
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(timer: unknown): void;
+}
+
+const SYSTEM_CLOCK: HandOverClock = {
+  now: () => performance.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (timer) => clearTimeout(timer as NodeJS.Timeout),
+};
+
 interface Waiter {
   grant(): void;
   readonly signal: AbortWatch | undefined;
@@ -47,9 +65,9 @@ export class EmbeddedDatabase implements Database {
   /** Waiting for the connection: the server's own statements, then background work. */
   private readonly waiters: Waiter[] = [];
   private readonly background: Waiter[] = [];
-  /** When the server's own last lease ended (performance.now()), and the timer that waits out the grace. */
+  /** When the server's own last lease ended (clock.now()), and the timer that waits out the grace. */
   private lastOwnRelease = Number.NEGATIVE_INFINITY;
-  private backgroundTimer: NodeJS.Timeout | undefined;
+  private backgroundTimer: unknown;
   /** Since when the first background waiter has waited. */
   private backgroundSince = 0;
   private closed = false;
@@ -59,14 +77,15 @@ export class EmbeddedDatabase implements Database {
   private constructor(
     private readonly dataDir: string,
     first: WorkerConnection,
+    private readonly clock: HandOverClock,
   ) {
     this.connection = Promise.resolve(first);
     this.onDisk = !dataDir.startsWith('memory://');
   }
 
   /** Opens PGlite on `dataDir` in a worker thread. */
-  static async open(dataDir: string): Promise<EmbeddedDatabase> {
-    return new EmbeddedDatabase(dataDir, await WorkerConnection.start(dataDir));
+  static async open(dataDir: string, clock: HandOverClock = SYSTEM_CLOCK): Promise<EmbeddedDatabase> {
+    return new EmbeddedDatabase(dataDir, await WorkerConnection.start(dataDir), clock);
   }
 
   /**
@@ -84,7 +103,7 @@ export class EmbeddedDatabase implements Database {
       release: () => {
         if (released) return;
         released = true;
-        if (!background) this.lastOwnRelease = performance.now();
+        if (!background) this.lastOwnRelease = this.clock.now();
         this.handOver();
       },
     };
@@ -108,7 +127,7 @@ export class EmbeddedDatabase implements Database {
         reject(canceledError());
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      if (background && queue.length === 0) this.backgroundSince = performance.now();
+      if (background && queue.length === 0) this.backgroundSince = this.clock.now();
       queue.push(waiter);
       if (!this.held) this.grantBackgroundLater();
     });
@@ -116,7 +135,7 @@ export class EmbeddedDatabase implements Database {
 
   /** Whether background work must still leave the connection to the server's own statements. */
   private inGrace(): boolean {
-    const now = performance.now();
+    const now = this.clock.now();
     const waited = this.background.length > 0 ? now - this.backgroundSince : 0;
     return now - this.lastOwnRelease < BACKGROUND_GRACE_MS && waited < BACKGROUND_MAX_WAIT_MS;
   }
@@ -133,15 +152,15 @@ export class EmbeddedDatabase implements Database {
 
   private takeBackground(): Waiter | undefined {
     const next = this.background.shift();
-    this.backgroundSince = performance.now();
+    this.backgroundSince = this.clock.now();
     return next;
   }
 
   /** Grants the first background waiter once the grace has passed, if the connection is still free. */
   private grantBackgroundLater(): void {
     if (this.backgroundTimer !== undefined) return;
-    const wait = BACKGROUND_GRACE_MS - (performance.now() - this.lastOwnRelease);
-    this.backgroundTimer = setTimeout(
+    const wait = BACKGROUND_GRACE_MS - (this.clock.now() - this.lastOwnRelease);
+    this.backgroundTimer = this.clock.setTimeout(
       () => {
         this.backgroundTimer = undefined;
         if (this.held || this.closed || this.background.length === 0) return;
@@ -237,7 +256,7 @@ export class EmbeddedDatabase implements Database {
     if (this.closed) return;
     const lease = await this.lease();
     this.closed = true;
-    clearTimeout(this.backgroundTimer);
+    this.clock.clearTimeout(this.backgroundTimer);
     for (const waiter of [...this.waiters.splice(0), ...this.background.splice(0)])
       waiter.refuse(connectionError('database is closed'));
     try {
@@ -254,6 +273,6 @@ export class EmbeddedDatabase implements Database {
 }
 
 /** The embedded database on `dataDir`, in a worker thread (see EmbeddedDatabase). */
-export function openEmbedded(dataDir: string): Promise<EmbeddedDatabase> {
-  return EmbeddedDatabase.open(dataDir);
+export function openEmbedded(dataDir: string, clock?: HandOverClock): Promise<EmbeddedDatabase> {
+  return EmbeddedDatabase.open(dataDir, clock);
 }

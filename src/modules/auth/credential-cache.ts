@@ -26,12 +26,17 @@ export class CredentialCache {
   /** Bumped by clear(), so that a read that overlapped a change is not cached. */
   private generation = 0;
 
+  /** `now`: the clock the interval is measured with (default the cache's own, `performance.now`). */
   constructor(
     private readonly db: Queryable,
     ttlMs: number,
-    maxKeys = 10_000,
+    { maxKeys = 10_000, now }: { maxKeys?: number; now?: () => number } = {},
   ) {
-    if (ttlMs > 0) this.entries = new LRUCache({ max: maxKeys, ttl: ttlMs });
+    if (ttlMs > 0) {
+      // ttlResolution 0: the cache would otherwise keep a reading of its clock for a millisecond.
+      const clock = now ? { perf: { now }, ttlResolution: 0 } : {};
+      this.entries = new LRUCache({ max: maxKeys, ttl: ttlMs, ...clock });
+    }
     const caches = cachesOf.get(db) ?? new Set();
     caches.add(this);
     cachesOf.set(db, caches);

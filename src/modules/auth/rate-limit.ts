@@ -39,13 +39,17 @@ export class MemoryRateLimiter implements RateLimiter {
   /** The key taken last: its bucket is already the most recently used, so it is updated in place. */
   private last: string | undefined;
 
-  constructor(private readonly maxBuckets = 100_000) {}
+  /** `clock`: wall-clock milliseconds the buckets refill by (a test moves its own). */
+  constructor(
+    private readonly maxBuckets = 100_000,
+    private readonly clock: () => number = Date.now,
+  ) {}
 
-  async take(key: string, limit: RateLimitConfig, now = Date.now()): Promise<RateDecision> {
+  async take(key: string, limit: RateLimitConfig, now = this.clock()): Promise<RateDecision> {
     return this.takeAtOnce(key, limit, now);
   }
 
-  takeAtOnce(key: string, limit: RateLimitConfig, now = Date.now()): RateDecision {
+  takeAtOnce(key: string, limit: RateLimitConfig, now = this.clock()): RateDecision {
     const bucket = this.buckets.get(key);
     let tokens = limit.burst;
     if (bucket) tokens = Math.min(limit.burst, bucket.tokens + ((now - bucket.at) / 1000) * limit.perSecond);
