@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createApiKey } from '../../src/admin/admin.service.js';
+import { AuthenticationError, Client } from '../../src/client/index.js';
 import type { Database } from '../../src/db/database.js';
 import { openPostgres } from '../../src/db/postgres.js';
 import {
@@ -11,7 +12,7 @@ import {
   SET_ORGANIZATION_STATUS,
 } from '../admin/admin-request.js';
 import { TEST_DB } from '../harness/database.js';
-import { createTenant, type Tenant } from '../harness/fixtures.js';
+import { createTenant, execution, ingest, type Tenant, workflow } from '../harness/fixtures.js';
 import { startServer, type TestServer } from '../harness/server.js';
 import { useServer } from '../harness/suite.js';
 import { openEvents, type SseReader } from './sse-reader.js';
@@ -163,6 +164,35 @@ describe('GET /events when its key stops admitting it', () => {
       }
     } finally {
       for (const stream of [...streams, ...kept]) stream.close();
+    }
+  });
+
+  it('makes the typed client throw the reason at once instead of reconnecting', async () => {
+    const tenant = await createTenant(ctx.db);
+    const flow = workflow(tenant.organizationId);
+    const run = execution(tenant.organizationId, flow.uuid as string, {
+      startedAt: new Date().toISOString(),
+    });
+    await ingest(ctx.db, [flow, run]);
+    const client = new Client({ url: ctx.server.url, apiKey: tenant.key });
+    const reconnects: unknown[] = [];
+    // From the first change on: the first event says the stream is open.
+    const events = client.events(
+      { lastEventId: '0' },
+      { onReconnect: (notice) => reconnects.push(notice), idleTimeoutMs: 60_000 },
+    );
+    try {
+      assert.equal((await events.next()).done, false);
+      await adminOk(REVOKE_API_KEY, { id: tenant.keyId });
+      // The closed event's message, not a 401 to a reconnection's 'Invalid or missing API key'.
+      await assert.rejects(events.next(), (error: unknown) => {
+        assert.ok(error instanceof AuthenticationError, String(error));
+        assert.equal(error.message, 'The API key was revoked');
+        return true;
+      });
+      assert.deepEqual(reconnects, []);
+    } finally {
+      await events.return(undefined);
     }
   });
 });
