@@ -48,7 +48,9 @@ export function isHistory(row: FeedRow, liveWindowMs: number): boolean {
  *
  * An event carries the execution's state when it is sent, with section 1's fields exactly as
  * /graphql answers them. Several changes of one execution read in one poll are sent once, as the
- * latest (earlier ones would carry the same state), with the latest change's id.
+ * latest (earlier ones would carry the same state), with the latest change's id. History
+ * (isHistory) goes only to streams that ask for it; a stream whose key stops admitting it is
+ * ended by the AccessWatch with a `closed` event.
  */
 export class EventHub {
   private readonly streams = new Set<EventStream>();
