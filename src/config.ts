@@ -101,6 +101,11 @@ export interface Config {
     readonly heartbeatMs: number;
     /** How often the server reads the change feed for all its open streams (one query). */
     readonly pollMs: number;
+    /**
+     * A change whose execution's latest time (finish, else start) is older than this when it is
+     * recorded is history (a backfill): sent only to streams that ask for it (0: every change is live).
+     */
+    readonly liveWindowMs: number;
   };
   /** Ingestion through NATS JetStream (contract section 6); see src/ingest/nats-worker.ts. */
   readonly nats: {
@@ -272,6 +277,7 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
       maxStreamsPerKey: int(env, 'WFAPI_SSE_MAX_STREAMS', 100, 1, 100_000),
       heartbeatMs: int(env, 'WFAPI_SSE_HEARTBEAT_MS', 15_000, 10, 600_000),
       pollMs: int(env, 'WFAPI_SSE_POLL_MS', 500, 10, 60_000),
+      liveWindowMs: int(env, 'WFAPI_SSE_LIVE_WINDOW_MS', 24 * 3_600_000, 0, 365 * 24 * 3_600_000),
     },
     nats: {
       url: str(env, 'WFAPI_NATS_URL'),

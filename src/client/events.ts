@@ -1,5 +1,5 @@
 import type { WorkflowExecution, WorkflowExecutionStatus } from '../schema/schema-types.generated.js';
-import { NetworkError, TimeoutError, WfapiError } from './errors.js';
+import { errorFromAnswer, type GraphqlErrorEntry, NetworkError, TimeoutError, WfapiError } from './errors.js';
 import { type RetryPolicy, retryDelay, sleep } from './retry.js';
 import type { Transport } from './transport.js';
 
@@ -9,6 +9,11 @@ export interface EventsInput {
   readonly status?: readonly WorkflowExecutionStatus[];
   /** Resume after this event id (a previous event's `id`); without it the stream starts now. */
   readonly lastEventId?: string;
+  /**
+   * Also changes of executions that were already old when ingested (a backfill of past weeks);
+   * by default the server sends live changes only.
+   */
+  readonly history?: boolean;
 }
 
 export interface EventsOptions {
@@ -39,6 +44,7 @@ export function eventsUrl(endpoint: string, input: EventsInput): string {
   url.search = '';
   if (input.workflowUUID) url.searchParams.set('workflowUUID', input.workflowUUID);
   if (input.status?.length) url.searchParams.set('status', input.status.join(','));
+  if (input.history) url.searchParams.set('history', 'true');
   return url.toString();
 }
 
@@ -79,6 +85,7 @@ export async function* streamEvents(
       for await (const message of sseMessages(response.body!, touch)) {
         failures = 0;
         if (message.retry !== undefined) serverRetryMs = message.retry;
+        if (message.event === 'closed') throw closedError(message.data);
         if (message.event !== 'execution' || message.data === undefined) continue;
         if (message.id !== undefined) lastEventId = message.id;
         yield { id: message.id ?? '', execution: JSON.parse(message.data) as WorkflowExecution };
@@ -108,6 +115,25 @@ export async function* streamEvents(
       return;
     }
   }
+}
+
+/**
+ * The server ended the stream because its key no longer admits it (revoked, expired, its member's
+ * access or its organization gone): the error a new request would get, thrown at once.
+ */
+function closedError(data: string | undefined): WfapiError {
+  let errors: GraphqlErrorEntry[] | undefined;
+  try {
+    errors = (JSON.parse(data ?? '') as { errors?: GraphqlErrorEntry[] }).errors;
+  } catch {}
+  const code = errors?.[0]?.extensions?.code;
+  return errorFromAnswer({
+    status: code === 'FORBIDDEN' ? 403 : 401,
+    errors,
+    requestId: undefined,
+    retryAfterMs: undefined,
+    fallbackMessage: 'the server ended the stream: the API key no longer admits it',
+  });
 }
 
 interface SseMessage {

@@ -45,10 +45,17 @@ export interface FeedRow {
   readonly organizationId: string;
   readonly after: number;
   readonly changeId: number;
+  /** When ingestion recorded the change (its transaction's time). */
+  readonly changedAt: Date;
   readonly execution: ExecutionRow | undefined;
 }
 
-type RawFeedRow = { feed_organization_id: string; feed_after: number; change_id: number } & {
+type RawFeedRow = {
+  feed_organization_id: string;
+  feed_after: number;
+  change_id: number;
+  change_changed_at: Date;
+} & {
   [K in keyof ExecutionRow]: ExecutionRow[K] | null;
 };
 
@@ -69,10 +76,10 @@ export async function readChanges(
   if (cursors.length === 0) return [];
   const rows = await db.query<RawFeedRow>(
     `select s.organization_id as feed_organization_id, s.after as feed_after, c.id as change_id,
-       ${EXECUTION_ROW_COLUMNS}
+       c.changed_at as change_changed_at, ${EXECUTION_ROW_COLUMNS}
      from unnest($1::uuid[], $2::bigint[]) as s(organization_id, after)
      cross join lateral (
-       select x.id, x.execution_uuid from execution_changes x
+       select x.id, x.execution_uuid, x.changed_at from execution_changes x
        where x.organization_id = s.organization_id and x.id > s.after
        order by x.id limit $3
      ) c
@@ -83,10 +90,11 @@ export async function readChanges(
      order by s.organization_id, s.after, c.id`,
     [cursors.map((c) => c.organizationId), cursors.map((c) => c.after), limit],
   );
-  return rows.map(({ feed_organization_id, feed_after, change_id, ...execution }) => ({
+  return rows.map(({ feed_organization_id, feed_after, change_id, change_changed_at, ...execution }) => ({
     organizationId: feed_organization_id,
     after: Number(feed_after),
     changeId: Number(change_id),
+    changedAt: change_changed_at,
     execution:
       execution.uuid === null || execution.workflow_name === null ? undefined : (execution as ExecutionRow),
   }));

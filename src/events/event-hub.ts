@@ -1,6 +1,8 @@
 import type { Database } from '../db/database.js';
 import { AppError } from '../errors.js';
+import type { KeyRefusalReason } from '../modules/auth/authenticate.js';
 import { toExecution } from '../modules/executions/execution.mapper.js';
+import { AccessWatch } from './access-watch.js';
 import {
   type FeedCursor,
   type FeedRow,
@@ -9,12 +11,14 @@ import {
   readChanges,
 } from './change-feed.store.js';
 import type { EventStream } from './event-stream.js';
-import { sseComment, sseEvent, wireExecution } from './sse.js';
+import { sseClosed, sseComment, sseEvent, wireExecution } from './sse.js';
 
 export interface EventHubOptions {
   readonly pollMs: number;
   readonly heartbeatMs: number;
   readonly maxStreamsPerKey: number;
+  /** A change is history when its execution's latest time is older than this when recorded (0: none is). */
+  readonly liveWindowMs: number;
 }
 
 /** Changes read per cursor and poll; a full read polls again at once. */
@@ -22,6 +26,20 @@ const READ_LIMIT = 500;
 /** How often the change feed is pruned of what no resume can ask for any more. */
 const PRUNE_EVERY_MS = 3600 * 1000;
 const FIRST_PRUNE_MS = 60 * 1000;
+/** How often the keys of open streams are read again, for changes made through other instances. */
+const ACCESS_CHECK_MS = 1000;
+
+/**
+ * Whether a change is history rather than live: its execution's latest time (its finish, else its
+ * start) was more than `liveWindowMs` before ingestion recorded the change, as when weeks of past
+ * executions are loaded. Judged by the recording time, so a resume judges a change as it was judged live.
+ */
+export function isHistory(row: FeedRow, liveWindowMs: number): boolean {
+  const execution = row.execution;
+  if (liveWindowMs <= 0 || !execution) return false;
+  const latest = execution.finished_at ?? execution.started_at;
+  return row.changedAt.getTime() - latest.getTime() > liveWindowMs;
+}
 
 /**
  * Delivers the change feed to this server's open streams. Streams of one organization that are
@@ -30,7 +48,9 @@ const FIRST_PRUNE_MS = 60 * 1000;
  *
  * An event carries the execution's state when it is sent, with section 1's fields exactly as
  * /graphql answers them. Several changes of one execution read in one poll are sent once, as the
- * latest (earlier ones would carry the same state), with the latest change's id.
+ * latest (earlier ones would carry the same state), with the latest change's id. History
+ * (isHistory) goes only to streams that ask for it; a stream whose key stops admitting it is
+ * ended by the AccessWatch with a `closed` event.
  */
 export class EventHub {
   private readonly streams = new Set<EventStream>();
@@ -38,6 +58,7 @@ export class EventHub {
   private pollTimer: NodeJS.Timeout | undefined;
   private readonly heartbeat: NodeJS.Timeout;
   private prune: NodeJS.Timeout;
+  private readonly access: AccessWatch<EventStream>;
   private polling = false;
   private closed = false;
   private failing = false;
@@ -57,6 +78,13 @@ export class EventHub {
       this.prune = setTimeout(prune, PRUNE_EVERY_MS).unref();
     };
     this.prune = setTimeout(prune, FIRST_PRUNE_MS).unref();
+    this.access = new AccessWatch(
+      db,
+      { everyMs: ACCESS_CHECK_MS, minGapMs: Math.min(options.pollMs, ACCESS_CHECK_MS) },
+      () => this.streams,
+      (stream, reason) => this.end(stream, reason),
+      warn,
+    );
   }
 
   /** Takes one of the key's stream slots, or refuses with 429 when all are held. */
@@ -86,10 +114,17 @@ export class EventHub {
     }
     this.streams.add(stream);
     this.schedule(0);
+    this.access.wake();
   }
 
   remove(stream: EventStream): void {
     if (this.streams.delete(stream)) this.release(stream.keyId);
+  }
+
+  /** Ends a stream whose key no longer admits it, with the `closed` event naming why. */
+  private end(stream: EventStream, reason: KeyRefusalReason): void {
+    stream.finish(sseClosed(reason));
+    this.remove(stream);
   }
 
   /** Ends every stream cleanly and stops reading (server shutdown). */
@@ -98,6 +133,7 @@ export class EventHub {
     clearTimeout(this.pollTimer);
     clearInterval(this.heartbeat);
     clearTimeout(this.prune);
+    this.access.close();
     for (const stream of this.streams) stream.close();
     this.streams.clear();
     this.perKey.clear();
@@ -179,7 +215,7 @@ export class EventHub {
     if (last === undefined) return;
     for (const stream of streams) {
       if (stream.isClosed) continue;
-      const { workflowUuid, statuses } = stream.filter;
+      const { workflowUuid, statuses, history } = stream.filter;
       const texts: string[] = [];
       for (const row of rows) {
         const execution = row.execution;
@@ -187,6 +223,7 @@ export class EventHub {
         if (!execution || lastOf.get(execution.uuid) !== row.changeId) continue;
         if (workflowUuid !== undefined && execution.workflow_uuid !== workflowUuid) continue;
         if (statuses !== undefined && !statuses.has(execution.status as never)) continue;
+        if (!history && isHistory(row, this.options.liveWindowMs)) continue;
         texts.push(textOf(row));
       }
       // Every change read has been passed, queued or filtered out.

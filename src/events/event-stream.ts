@@ -5,6 +5,8 @@ import type { WorkflowExecutionStatus } from '../schema/schema-types.generated.j
 export interface StreamFilter {
   readonly workflowUuid: string | undefined;
   readonly statuses: ReadonlySet<WorkflowExecutionStatus> | undefined;
+  /** Also the changes judged history (a backfill), not only live ones (`history=true`). */
+  readonly history?: boolean;
 }
 
 /**
@@ -90,6 +92,18 @@ export class EventStream {
     if (!this.waitingForDrain) return false;
     this.checksIdle++;
     return this.checksIdle > 1 && now - this.progressAt > slowMs;
+  }
+
+  /**
+   * Ends the response with a last message (`text`, whole), dropping what its socket has not taken
+   * yet. A client whose socket is full would not read it soon: its connection is cut instead.
+   */
+  finish(text: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.queue.length = 0;
+    if (this.waitingForDrain) this.response.destroy();
+    else this.response.end(text);
   }
 
   /** Ends the response cleanly (server shutdown) or cuts it (a stalled client). */

@@ -18,18 +18,23 @@ export interface EventsRouteDeps {
   readonly hub: EventHub;
 }
 
-const PARAMETERS = new Set(['workflowUUID', 'status']);
+const PARAMETERS = new Set(['workflowUUID', 'status', 'history']);
 const STATUSES = new Set<string>(WorkflowExecutionStatusValues);
 /** Ids are positive integers that JavaScript numbers hold exactly. */
 const CURSOR = /^\d{1,15}$/;
 /** What a client asking for SSE may send in Accept (an absent header accepts anything). */
 const ACCEPTS_SSE = /(^|,)\s*(text\/event-stream|text\/\*|\*\/\*)\s*(;|,|$)/i;
 
-/** `?workflowUUID=<uuid>&status=A,B` (or `status=A&status=B`); anything else is refused with 400. */
+/**
+ * `?workflowUUID=<uuid>&status=A,B` (or `status=A&status=B`) and `history=true|false`; anything
+ * else is refused with 400.
+ */
 export function parseStreamFilter(query: Record<string, string | string[] | undefined>): StreamFilter {
   for (const name of Object.keys(query)) {
     if (!PARAMETERS.has(name)) {
-      throw badInput(`Unknown query parameter "${name.slice(0, 64)}"; /events takes workflowUUID and status`);
+      throw badInput(
+        `Unknown query parameter "${name.slice(0, 64)}"; /events takes workflowUUID, status and history`,
+      );
     }
   }
   const one = (name: string): string | undefined => {
@@ -50,9 +55,14 @@ export function parseStreamFilter(query: Record<string, string | string[] | unde
       );
     }
   }
+  const history = one('history');
+  if (history !== undefined && history !== 'true' && history !== 'false') {
+    throw badInput(`history must be true or false, got "${history.slice(0, 64)}"`);
+  }
   return {
     workflowUuid,
     statuses: statusTexts.length ? new Set(statusTexts as WorkflowExecutionStatus[]) : undefined,
+    history: history === 'true',
   };
 }
 
@@ -64,10 +74,19 @@ function parseLastEventId(header: string | string[] | undefined): number | undef
   return Number(header.trim());
 }
 
+/** The headers that open a stream (a HEAD is answered them too). */
+const STREAM_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-store',
+  'x-accel-buffering': 'no',
+} as const;
+
 /**
  * `GET /events` (contract section 5): the organization's execution changes as Server-Sent
  * Events. Authentication and the key's rate limit are those of /graphql; failures answer the
  * contract's error shape before any byte of the stream. `Last-Event-ID` resumes after that event.
+ * `HEAD /events` (Fastify routes it here) is answered at once with the status and headers a GET
+ * would get, and holds no stream slot.
  */
 export function registerEventsRoute(app: FastifyInstance, deps: EventsRouteDeps): void {
   const { db, admit, hub } = deps;
@@ -80,6 +99,10 @@ export function registerEventsRoute(app: FastifyInstance, deps: EventsRouteDeps)
     const filter = parseStreamFilter(request.query as Record<string, string | string[] | undefined>);
     const resumeAfter = parseLastEventId(request.headers['last-event-id']);
     hub.reserve(principal.keyId);
+    if (request.method === 'HEAD') {
+      hub.release(principal.keyId);
+      return reply.code(200).headers(STREAM_HEADERS).send();
+    }
     let after: number;
     try {
       after = resumeAfter ?? (await latestChangeId(db, principal.organizationId));
@@ -92,9 +115,7 @@ export function registerEventsRoute(app: FastifyInstance, deps: EventsRouteDeps)
     const response = reply.raw;
     response.writeHead(200, {
       ...(reply.getHeaders() as Record<string, string>),
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-store',
-      'x-accel-buffering': 'no',
+      ...STREAM_HEADERS,
       'x-request-id': request.id,
     });
     const stream = new EventStream(principal.organizationId, principal.keyId, filter, after, response);

@@ -17,7 +17,8 @@ import { openEvents } from './sse-reader.js';
 describe('GET /events under concurrent ingestions', {
   skip: TEST_DB !== 'postgres' && 'PostgreSQL only',
 }, () => {
-  const ctx = useServer({ ingestToken: INGEST_TOKEN, events: { pollMs: 20 } });
+  // The fixtures' executions are of January 2026: every change is live here (history.test.ts).
+  const ctx = useServer({ ingestToken: INGEST_TOKEN, events: { pollMs: 20, liveWindowMs: 0 } });
 
   /** Holds the organization's freshness row, the last thing an ingestion writes before it commits. */
   async function holdCommit(organizationId: string): Promise<() => Promise<void>> {

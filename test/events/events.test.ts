@@ -14,7 +14,8 @@ const EXECUTION_FIELDS = `uuid workflowUUID id workflowName workflowId status cl
 describe('GET /events', () => {
   const ctx = useServer({
     ingestToken: INGEST_TOKEN,
-    events: { pollMs: 20, heartbeatMs: 150, maxStreamsPerKey: 2 },
+    // The fixtures' executions are of January 2026: every change is live here (history.test.ts).
+    events: { pollMs: 20, heartbeatMs: 150, maxStreamsPerKey: 2, liveWindowMs: 0 },
   });
 
   async function ingestOk(records: readonly Record<string, unknown>[]): Promise<void> {
@@ -195,6 +196,42 @@ describe('GET /events', () => {
     }
   });
 
+  it('answers HEAD at once with the headers of a stream and no body, holding no slot (issue 44)', async () => {
+    const tenant = await createTenant(ctx.db);
+    const head = (authorization?: string) =>
+      fetch(`${ctx.server.url}/events`, {
+        method: 'HEAD',
+        headers: { accept: 'text/event-stream', ...(authorization ? { authorization } : {}) },
+        // Before the fix a HEAD was never answered: the test fails rather than hangs.
+        signal: AbortSignal.timeout(30_000),
+      });
+    // 120 of them, 20 at a time (a client address may hold 100 connections): the key holds 2 slots.
+    for (let sent = 0; sent < 120; sent += 20) {
+      const answers = await Promise.all(Array.from({ length: 20 }, () => head(`Apikey ${tenant.key}`)));
+      for (const answer of answers) {
+        assert.equal(answer.status, 200);
+        assert.equal(answer.headers.get('content-type'), 'text/event-stream; charset=utf-8');
+        assert.equal(answer.headers.get('cache-control'), 'no-store');
+        assert.equal(await answer.text(), '');
+      }
+    }
+    const refused = await head();
+    assert.equal(refused.status, 401);
+    assert.equal(refused.headers.get('www-authenticate'), 'Apikey');
+    const streams = [
+      await openEvents(ctx.server.url, tenant.key),
+      await openEvents(ctx.server.url, tenant.key),
+    ];
+    try {
+      for (const stream of streams) {
+        assert.equal(stream.status, 200);
+        await stream.next((frame) => frame.comments.includes('connected'));
+      }
+    } finally {
+      for (const stream of streams) stream.close();
+    }
+  });
+
   it('cuts a client that stops reading instead of buffering for it, and serves the others in full', async () => {
     const tenant = await createTenant(ctx.db);
     const org = tenant.organizationId;
@@ -241,7 +278,7 @@ describe('GET /events', () => {
     // Its own server on the same database, with heartbeats 1 s apart: a client is cut after two
     // heartbeats in which it took nothing, so one that reads every 30 ms must never be.
     const slowServer = await startServer(ctx.db, {
-      events: { pollMs: 20, heartbeatMs: 1000, maxStreamsPerKey: 2 },
+      events: { pollMs: 20, heartbeatMs: 1000, maxStreamsPerKey: 2, liveWindowMs: 0 },
     });
     const tenant = await createTenant(ctx.db);
     const org = tenant.organizationId;
@@ -322,6 +359,7 @@ describe('GET /events', () => {
       ['?status=DONE', {}, /status must be one of/],
       ['?status=SUCCESS,', {}, /status must be one of/],
       ['?workflowUuid=x', {}, /Unknown query parameter "workflowUuid"/],
+      ['?history=yes', {}, /history must be true or false/],
       ['', { 'last-event-id': 'abc' }, /Last-Event-ID/],
     ];
     for (const [query, headers, message] of bad) {

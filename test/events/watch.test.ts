@@ -10,7 +10,8 @@ describe('wfapi watch', () => {
   let server: TestServer;
   let port: number;
   const serve = async () => {
-    server = await startServer(database.db, { port, events: { pollMs: 20 } });
+    // The fixtures' executions are of January 2026: every change is live here (history.test.ts).
+    server = await startServer(database.db, { port, events: { pollMs: 20, liveWindowMs: 0 } });
   };
   before(async () => {
     database = await openTestDatabase();

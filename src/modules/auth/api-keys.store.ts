@@ -16,21 +16,28 @@ export interface KeyCredentialRow {
   data_as_of: Date | null;
 }
 
-export async function findKeyCredentials(
-  db: Queryable,
-  keyId: string,
-): Promise<KeyCredentialRow | undefined> {
-  const [row] = await db.query<KeyCredentialRow>(
-    `select k.id, k.organization_id, k.member_id, k.secret_hash, k.expires_at, k.revoked_at,
+const KEY_CREDENTIALS = `select k.id, k.organization_id, k.member_id, k.secret_hash, k.expires_at, k.revoked_at,
             m.deploy_access, m.member_status, o.active_status, f.data_as_of
      from api_keys k
      join members m on m.id = k.member_id
      join organizations o on o.id = k.organization_id
-     left join ingest_watermarks f on f.organization_id = k.organization_id
-     where k.id = $1`,
-    [keyId],
-  );
+     left join ingest_watermarks f on f.organization_id = k.organization_id`;
+
+export async function findKeyCredentials(
+  db: Queryable,
+  keyId: string,
+): Promise<KeyCredentialRow | undefined> {
+  const [row] = await db.query<KeyCredentialRow>(`${KEY_CREDENTIALS} where k.id = $1`, [keyId]);
   return row;
+}
+
+/** The credentials of several keys in one read (unknown ids are left out). */
+export async function findKeysCredentials(
+  db: Queryable,
+  keyIds: readonly string[],
+): Promise<KeyCredentialRow[]> {
+  if (keyIds.length === 0) return [];
+  return db.query<KeyCredentialRow>(`${KEY_CREDENTIALS} where k.id = any($1::uuid[])`, [keyIds]);
 }
 
 /** A key as listed: never its secret's hash. */

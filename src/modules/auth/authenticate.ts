@@ -105,19 +105,42 @@ function principalOf(row: KeyCredentialRow | undefined, now: number): Principal 
   return principalFrom(row);
 }
 
+/** Why a key whose secret matched no longer admits requests (the 401 or 403 below). */
+export type KeyRefusalReason =
+  | 'KEY_REVOKED'
+  | 'KEY_EXPIRED'
+  | 'ORGANIZATION_DELETED'
+  | 'MEMBER_REMOVED'
+  | 'DEPLOY_ACCESS_REMOVED';
+
+/**
+ * Why the key of `row` is refused at `now`, if it is: the one judgement behind every request's
+ * admission and every open stream's (src/events/access-watch.ts).
+ */
+export function refusalReason(row: KeyCredentialRow, now: number): KeyRefusalReason | undefined {
+  if (row.revoked_at !== null) return 'KEY_REVOKED';
+  if (row.expires_at !== null && row.expires_at.getTime() <= now) return 'KEY_EXPIRED';
+  if (row.active_status === 'DELETED') return 'ORGANIZATION_DELETED';
+  if (row.member_status === 'REMOVED') return 'MEMBER_REMOVED';
+  if (!row.deploy_access) return 'DEPLOY_ACCESS_REMOVED';
+  return undefined;
+}
+
 /** Why a key whose secret matched is refused, if it is. */
 function refusal(row: KeyCredentialRow, now: number): AppError | undefined {
-  if (row.revoked_at !== null || (row.expires_at !== null && row.expires_at.getTime() <= now)) {
-    return unauthenticated();
+  switch (refusalReason(row, now)) {
+    case undefined:
+      return undefined;
+    case 'KEY_REVOKED':
+    case 'KEY_EXPIRED':
+      return unauthenticated();
+    case 'ORGANIZATION_DELETED':
+      return new AppError('FORBIDDEN', 'The organization of this API key is deleted');
+    case 'MEMBER_REMOVED':
+      return new AppError('FORBIDDEN', 'The member of this API key was removed from the organization');
+    case 'DEPLOY_ACCESS_REMOVED':
+      return new AppError('FORBIDDEN', 'The member of this API key does not have deploy access');
   }
-  if (row.active_status === 'DELETED')
-    return new AppError('FORBIDDEN', 'The organization of this API key is deleted');
-  if (row.member_status === 'REMOVED') {
-    return new AppError('FORBIDDEN', 'The member of this API key was removed from the organization');
-  }
-  if (!row.deploy_access)
-    return new AppError('FORBIDDEN', 'The member of this API key does not have deploy access');
-  return undefined;
 }
 
 function principalFrom(row: KeyCredentialRow): Principal {

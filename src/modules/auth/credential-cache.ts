@@ -12,6 +12,23 @@ const cachesOf = new WeakMap<Queryable, Set<CredentialCache>>();
  */
 export function credentialsChanged(db: Queryable): void {
   for (const cache of cachesOf.get(db) ?? []) cache.clear();
+  for (const listener of listenersOf.get(db) ?? []) listener();
+}
+
+/** Listeners of each database handle, told with its caches (open streams: src/events/access-watch.ts). */
+const listenersOf = new WeakMap<Queryable, Set<() => void>>();
+
+/**
+ * Calls `listener` whenever credentialsChanged(db) is said (a change may touch any key: the
+ * listener reads what it needs again). Returns the function that stops it.
+ */
+export function onCredentialsChanged(db: Queryable, listener: () => void): () => void {
+  const listeners = listenersOf.get(db) ?? new Set();
+  listeners.add(listener);
+  listenersOf.set(db, listeners);
+  return () => {
+    listeners.delete(listener);
+  };
 }
 
 /**

@@ -10,6 +10,7 @@ interface WatchOptions extends ConnectionOptions {
   workflow?: string;
   status?: (typeof WorkflowExecutionStatusValues)[number][];
   lastEventId?: string;
+  history?: boolean;
 }
 
 export function register(program: Command): void {
@@ -25,7 +26,11 @@ export function register(program: Command): void {
         `only these statuses, comma-separated or repeated (${WorkflowExecutionStatusValues.join(', ')})`,
         enumListOption(WorkflowExecutionStatusValues),
       )
-      .option('--last-event-id <id>', 'resume after this event id (`eventId` of --json lines)'),
+      .option('--last-event-id <id>', 'resume after this event id (`eventId` of --json lines)')
+      .option(
+        '--history',
+        'also changes of executions that were already old when ingested (a backfill), not only live ones',
+      ),
   ).action(
     withClient(
       async (client, options: WatchOptions) => {
@@ -37,7 +42,12 @@ export function register(program: Command): void {
         try {
           await watchExecutions(
             client,
-            { workflow: options.workflow, status: options.status, lastEventId: options.lastEventId },
+            {
+              workflow: options.workflow,
+              status: options.status,
+              lastEventId: options.lastEventId,
+              history: options.history,
+            },
             (event) =>
               process.stdout.write(
                 options.json

@@ -12,6 +12,8 @@ export interface WatchQuery {
   readonly status?: readonly WorkflowExecutionStatus[] | undefined;
   /** Resume after this event id. */
   readonly lastEventId?: string | undefined;
+  /** Also the changes judged history (a backfill of old executions); live ones only by default. */
+  readonly history?: boolean | undefined;
 }
 
 /**
@@ -27,7 +29,7 @@ export async function watchExecutions(
   const workflowUUID =
     query.workflow === undefined ? undefined : (await resolveWorkflow(client, query.workflow)).uuid;
   const events = client.events(
-    { workflowUUID, status: query.status, lastEventId: query.lastEventId },
+    { workflowUUID, status: query.status, lastEventId: query.lastEventId, history: query.history },
     options,
   );
   for await (const event of events) onEvent(event);
