@@ -48,6 +48,10 @@ export interface Config {
     readonly maxBodyBytes: number;
     readonly requestTimeoutMs: number;
     readonly ingestMaxBodyBytes: number;
+    /** NDJSON a gzip `/ingest` body may decompress to (besides ingestMaxBodyBytes). */
+    readonly ingestMaxDecompressedBytes: number;
+    /** How many times its compressed size a gzip `/ingest` body may decompress to. */
+    readonly ingestMaxGzipRatio: number;
     readonly ingestBatchSize: number;
   };
   /** Per API key. */
@@ -234,6 +238,14 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
       maxBodyBytes: int(env, 'WFAPI_MAX_BODY_BYTES', 100_000, 1000, 10_000_000),
       requestTimeoutMs: int(env, 'WFAPI_REQUEST_TIMEOUT_MS', 10_000, 10, 600_000),
       ingestMaxBodyBytes: int(env, 'WFAPI_INGEST_MAX_BYTES', 2 ** 31, 1000, Number.MAX_SAFE_INTEGER),
+      ingestMaxDecompressedBytes: int(
+        env,
+        'WFAPI_INGEST_MAX_DECOMPRESSED_BYTES',
+        256 * 2 ** 20,
+        1000,
+        Number.MAX_SAFE_INTEGER,
+      ),
+      ingestMaxGzipRatio: int(env, 'WFAPI_INGEST_MAX_GZIP_RATIO', 100, 2, 1_000_000),
       ingestBatchSize: int(env, 'WFAPI_INGEST_BATCH_SIZE', 5000, 1, 100_000),
     },
     rateLimit: {
