@@ -66,6 +66,8 @@ export interface Config {
     readonly bodyTimeoutMs: number;
     readonly keepAliveTimeoutMs: number;
     readonly ingestIdleTimeoutMs: number;
+    /** On shutdown, how long an idle keep-alive connection stays open for a request on its way. */
+    readonly drainIdleMs: number;
   };
   /** How long SIGTERM waits for in-flight requests before cutting their connections. */
   readonly shutdownGraceMs: number;
@@ -263,6 +265,7 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
       bodyTimeoutMs: int(env, 'WFAPI_BODY_TIMEOUT_MS', 10_000, 100, 600_000),
       keepAliveTimeoutMs: int(env, 'WFAPI_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
       ingestIdleTimeoutMs: int(env, 'WFAPI_INGEST_IDLE_TIMEOUT_MS', 30_000, 100, 3_600_000),
+      drainIdleMs: int(env, 'WFAPI_DRAIN_IDLE_MS', 1000, 0, 600_000),
     },
     shutdownGraceMs: int(env, 'WFAPI_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     readyTimeoutMs: int(env, 'WFAPI_READY_TIMEOUT_MS', 1500, 10, 60_000),
