@@ -17,7 +17,8 @@ import { DocumentCache } from './graphql/document-cache.js';
 import { registerGraphqlRoutes } from './graphql/graphql.route.js';
 import { JSON_TYPE, negotiate } from './graphql/media-type.js';
 import { keyAdmission } from './http/admit-key.js';
-import { limitBodyTime, limitConnections } from './http/connection-limits.js';
+import { limitBodyTime } from './http/connection-limits.js';
+import { ConnectionRegistry } from './http/connection-registry.js';
 import { requestLoggerFactory } from './http/request-logger.js';
 import { registerIngestRoutes } from './ingest/ingest.route.js';
 import { registerMetrics } from './metrics/index.js';
@@ -90,7 +91,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       connectionsCheckingInterval: Math.max(50, Math.floor(config.connections.headersTimeoutMs / 4)),
     },
   });
-  limitConnections(server.server, config.connections);
+  // Caps connections per address and in all, and drains them on close (see connection-registry.ts).
+  new ConnectionRegistry(server.server, config.connections);
   limitBodyTime(server, config.connections);
   let reads: ReadRouter;
   try {

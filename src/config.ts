@@ -48,6 +48,10 @@ export interface Config {
     readonly maxBodyBytes: number;
     readonly requestTimeoutMs: number;
     readonly ingestMaxBodyBytes: number;
+    /** NDJSON a gzip `/ingest` body may decompress to (besides ingestMaxBodyBytes). */
+    readonly ingestMaxDecompressedBytes: number;
+    /** How many times its compressed size a gzip `/ingest` body may decompress to. */
+    readonly ingestMaxGzipRatio: number;
     readonly ingestBatchSize: number;
   };
   /** Per API key. */
@@ -62,6 +66,8 @@ export interface Config {
     readonly bodyTimeoutMs: number;
     readonly keepAliveTimeoutMs: number;
     readonly ingestIdleTimeoutMs: number;
+    /** On shutdown, how long an idle keep-alive connection stays open for a request on its way. */
+    readonly drainIdleMs: number;
   };
   /** How long SIGTERM waits for in-flight requests before cutting their connections. */
   readonly shutdownGraceMs: number;
@@ -239,6 +245,14 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
       maxBodyBytes: int(env, 'WFAPI_MAX_BODY_BYTES', 100_000, 1000, 10_000_000),
       requestTimeoutMs: int(env, 'WFAPI_REQUEST_TIMEOUT_MS', 10_000, 10, 600_000),
       ingestMaxBodyBytes: int(env, 'WFAPI_INGEST_MAX_BYTES', 2 ** 31, 1000, Number.MAX_SAFE_INTEGER),
+      ingestMaxDecompressedBytes: int(
+        env,
+        'WFAPI_INGEST_MAX_DECOMPRESSED_BYTES',
+        256 * 2 ** 20,
+        1000,
+        Number.MAX_SAFE_INTEGER,
+      ),
+      ingestMaxGzipRatio: int(env, 'WFAPI_INGEST_MAX_GZIP_RATIO', 100, 2, 1_000_000),
       ingestBatchSize: int(env, 'WFAPI_INGEST_BATCH_SIZE', 5000, 1, 100_000),
     },
     rateLimit: {
@@ -256,6 +270,7 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
       bodyTimeoutMs: int(env, 'WFAPI_BODY_TIMEOUT_MS', 10_000, 100, 600_000),
       keepAliveTimeoutMs: int(env, 'WFAPI_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
       ingestIdleTimeoutMs: int(env, 'WFAPI_INGEST_IDLE_TIMEOUT_MS', 30_000, 100, 3_600_000),
+      drainIdleMs: int(env, 'WFAPI_DRAIN_IDLE_MS', 1000, 0, 600_000),
     },
     shutdownGraceMs: int(env, 'WFAPI_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     readyTimeoutMs: int(env, 'WFAPI_READY_TIMEOUT_MS', 1500, 10, 60_000),

@@ -1,47 +1,15 @@
 /**
- * Where the server may send alerts: http(s) URLs whose host resolves only to public addresses,
- * unless WFAPI_ALERTS_ALLOW_PRIVATE is set (server-side request forgery: a rule must not make
- * the server reach its own loopback, the private network or a cloud metadata address). Checked
+ * Where the server may send alerts: http(s) URLs whose host resolves only to public addresses
+ * (see special-addresses.ts), unless WFAPI_ALERTS_ALLOW_PRIVATE is set (server-side request
+ * forgery: a rule must not make the server reach its own loopback, the private network or a
+ * cloud metadata address, in whatever form the address is written). Checked
  * when a rule is saved, and again at every connection (see `guardedLookup`), so a name that
  * later resolves to a private address (DNS rebinding) is refused too.
  */
 import { promises as dns, type LookupAddress, lookup } from 'node:dns';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 import { badInput } from '../errors.js';
-
-const PRIVATE = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const)
-  PRIVATE.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['64:ff9b::', 96],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const)
-  PRIVATE.addSubnet(network, prefix, 'ipv6');
-
-/** Whether an address is loopback, private, link-local, shared, multicast or unspecified. */
-export function isPrivateAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return PRIVATE.check(mapped[1]!, 'ipv4');
-  const family = isIP(address);
-  if (family === 0) return true;
-  return PRIVATE.check(address, family === 4 ? 'ipv4' : 'ipv6');
-}
+import { isPrivateAddress } from './special-addresses.js';
 
 const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
 
@@ -71,7 +39,7 @@ export async function checkReceiverUrl(field: string, text: string, allowPrivate
   const refused = addresses.find(isPrivateAddress);
   if (refused !== undefined)
     throw badInput(
-      `${field} resolves to ${refused}, a loopback or private address; set WFAPI_ALERTS_ALLOW_PRIVATE=1 to allow`,
+      `${field} resolves to ${refused}, a loopback, private or reserved address; set WFAPI_ALERTS_ALLOW_PRIVATE=1 to allow`,
     );
   return url.toString();
 }

@@ -9,7 +9,8 @@ import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import type { AlertRuleRow, WebhookDeliveryRow } from '../db/tables.js';
 import { alertmanagerAlerts } from './alertmanager.js';
-import { guardedLookup, isPrivateAddress } from './receiver-address.js';
+import { guardedLookup } from './receiver-address.js';
+import { isPrivateAddress } from './special-addresses.js';
 
 export interface SendOptions {
   readonly timeoutMs: number;

@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errorBody } from '../errors.js';
+import { pageHeaders } from '../http/page-headers.js';
 import { type ConsoleBundle, loadConsoleBundle } from './console-bundle.js';
 import { renderConsolePage } from './console-page.js';
 
@@ -76,11 +77,7 @@ export function registerConsoleRoutes(app: FastifyInstance): void {
     return reply
       .type('text/html; charset=utf-8')
       .header('cache-control', 'no-cache')
-      .header('x-content-type-options', 'nosniff')
-      .header(
-        'content-security-policy',
-        "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
-      )
+      .headers(pageHeaders("default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'"))
       .send(page);
   });
 

@@ -1,3 +1,4 @@
+import { inlineSource, pageHeaders } from '../http/page-headers.js';
 import { KEY_PATTERN } from '../modules/auth/api-key.js';
 import { graphiqlAssetUrl } from './graphiql-assets.js';
 
@@ -103,13 +104,33 @@ function App() {
 ReactDOM.createRoot(document.getElementById('graphiql')).render(React.createElement(App));
 `;
 
+const INLINE_SCRIPT = SCRIPT.replace(/<\/script/gi, '<\\/script');
+const INLINE_STYLE = 'body { margin: 0; height: 100vh; } #graphiql { height: 100vh; }';
+
+/**
+ * What the page may load: this server's files, its own inline script and style (by hash), data:
+ * fonts and images (GraphiQL's stylesheet embeds its fonts), requests to this server only; the
+ * editors set their styles through the DOM, which the policy allows.
+ */
+export const GRAPHIQL_HEADERS = pageHeaders(
+  [
+    "default-src 'self'",
+    `script-src 'self' ${inlineSource(INLINE_SCRIPT)}`,
+    `style-src 'self' ${inlineSource(INLINE_STYLE)}`,
+    "img-src 'self' data:",
+    "font-src 'self' data:",
+    "connect-src 'self'",
+    "form-action 'self'",
+  ].join('; '),
+);
+
 let page: string | undefined;
 
 /**
- * The GraphiQL page served to browsers on GET /graphql. Every file it loads comes from this
- * server (see graphiql-assets.ts), so it works without internet access. It opens on a working
- * example query with the headers editor open and pre-filled with the Authorization header to
- * complete, and sends nothing until that header holds a key.
+ * The GraphiQL page served to browsers on GET /graphql, with GRAPHIQL_HEADERS. Every file it
+ * loads comes from this server (see graphiql-assets.ts), so it works without internet access. It
+ * opens on a working example query with the headers editor open and pre-filled with the
+ * Authorization header to complete, and sends nothing until that header holds a key.
  */
 export function renderGraphiql(): string {
   page ??= `<!doctype html>
@@ -118,14 +139,14 @@ export function renderGraphiql(): string {
   <meta charset="utf-8" />
   <title>wfapi GraphiQL</title>
   <link rel="stylesheet" href="${graphiqlAssetUrl('graphiql.min.css')}" />
-  <style>body { margin: 0; height: 100vh; } #graphiql { height: 100vh; }</style>
+  <style>${INLINE_STYLE}</style>
 </head>
 <body>
   <div id="graphiql">Loading GraphiQL…</div>
   <script src="${graphiqlAssetUrl('react.production.min.js')}"></script>
   <script src="${graphiqlAssetUrl('react-dom.production.min.js')}"></script>
   <script src="${graphiqlAssetUrl('graphiql.min.js')}"></script>
-  <script>${SCRIPT.replace(/<\/script/gi, '<\\/script')}</script>
+  <script>${INLINE_SCRIPT}</script>
 </body>
 </html>`;
   return page;

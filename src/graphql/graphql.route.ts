@@ -8,7 +8,7 @@ import type { Principal } from '../modules/auth/authenticate.js';
 import { formatTime } from '../modules/shared/time.js';
 import type { DocumentCache } from './document-cache.js';
 import { executeGraphqlRequest, type GraphqlOutcome } from './execute-request.js';
-import { renderGraphiql } from './graphiql.js';
+import { GRAPHIQL_HEADERS, renderGraphiql } from './graphiql.js';
 import { registerGraphiqlAssets } from './graphiql-assets.js';
 
 export interface GraphqlRouteDeps {
@@ -65,7 +65,7 @@ export function registerGraphqlRoutes(app: FastifyInstance, deps: GraphqlRouteDe
   app.get('/graphql', (request, reply) => {
     const query = request.query as Record<string, unknown>;
     if (request.headers.accept?.includes('text/html') && query.query === undefined) {
-      return reply.type('text/html; charset=utf-8').send(renderGraphiql());
+      return reply.type('text/html; charset=utf-8').headers(GRAPHIQL_HEADERS).send(renderGraphiql());
     }
     return handle(request, reply, query);
   });

@@ -1,46 +1,11 @@
-import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { LATE_REQUEST, rawErrorAnswer } from '../client-error.js';
 import { AppError } from '../errors.js';
 
 export interface ConnectionLimits {
-  /** Open connections in all; past it Node refuses new ones at once. */
-  readonly maxConnections: number;
-  /** Open connections from one TCP peer address (0: no cap). */
-  readonly maxConnectionsPerAddress: number;
   /** Time for a request body to arrive in full, on every route but /ingest. */
   readonly bodyTimeoutMs: number;
-}
-
-/**
- * Caps open connections, in all and per peer address, so that clients holding connections open
- * (a byte at a time) cannot exhaust file descriptors. A connection over the per-address cap is
- * answered 429 RATE_LIMITED and closed before any request is read. The peer is the TCP one:
- * behind a proxy every connection comes from the proxy, so raise or disable the cap there.
- */
-export function limitConnections(server: Server, limits: ConnectionLimits): void {
-  server.maxConnections = limits.maxConnections;
-  if (limits.maxConnectionsPerAddress <= 0) return;
-  const open = new Map<string, number>();
-  server.on('connection', (socket: Socket) => {
-    const address = socket.remoteAddress ?? '';
-    const count = (open.get(address) ?? 0) + 1;
-    open.set(address, count);
-    socket.once('close', () => {
-      const left = (open.get(address) ?? 1) - 1;
-      if (left <= 0) open.delete(address);
-      else open.set(address, left);
-    });
-    if (count > limits.maxConnectionsPerAddress) {
-      socket.end(
-        rawErrorAnswer(new AppError('RATE_LIMITED', 'Too many open connections from this address'), {
-          'Retry-After': '1',
-        }),
-      );
-      socket.destroySoon();
-    }
-  });
 }
 
 /**

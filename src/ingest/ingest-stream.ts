@@ -9,6 +9,7 @@
  */
 import { getHeapStatistics } from 'node:v8';
 import type { Database } from '../db/database.js';
+import type { AppError } from '../errors.js';
 import { ingestBatch, makeDurable, type NumberedRecord, type Rejection } from './ingest.store.js';
 import { LineSplitter, type NdjsonLine } from './ndjson-lines.js';
 import { parseRecord, RecordError } from './records.js';
@@ -64,15 +65,36 @@ export interface IngestProgress {
   committedThroughLine: number;
 }
 
-/** Why a stream stopped early; `progress` says what is durable (re-sending everything is safe). */
+/**
+ * Thrown by a body's reader to stop the stream, `error` being the answer (e.g. a gzip body past
+ * its decompression limits); ingestNdjson passes it on as an IngestInterruptedError 'refused'.
+ */
+export class BodyRefusedError extends Error {
+  override name = 'BodyRefusedError';
+  constructor(readonly error: AppError) {
+    super(error.message);
+  }
+}
+
+/**
+ * Why a stream stopped early; `progress` says what is durable (re-sending everything is safe).
+ * The cause of 'refused' is a BodyRefusedError.
+ */
 export class IngestInterruptedError extends Error {
   override name = 'IngestInterruptedError';
   constructor(
-    readonly reason: 'body-too-large' | 'failed',
+    readonly reason: 'body-too-large' | 'refused' | 'failed',
     readonly progress: IngestProgress,
     options?: { cause?: unknown },
   ) {
-    super(reason === 'body-too-large' ? 'the body is too large' : 'ingestion failed', options);
+    super(
+      reason === 'body-too-large'
+        ? 'the body is too large'
+        : reason === 'refused'
+          ? 'the body was refused'
+          : 'ingestion failed',
+      options,
+    );
   }
 }
 
@@ -202,6 +224,12 @@ export async function ingestNdjson(
     await take(splitter.end());
     await finish();
     return progress;
+  } catch (error) {
+    // The lines pending are dropped, the batch being written is awaited (below): what the
+    // progress then says is durable.
+    if (error instanceof BodyRefusedError)
+      throw new IngestInterruptedError('refused', progress, { cause: error });
+    throw error;
   } finally {
     // Whatever stopped the stream (a dropped connection, say), no write outlives the request.
     await writing;

@@ -2,8 +2,7 @@
  * `POST /ingest` (contract section 3): an operator endpoint that streams an NDJSON body into the
  * database in batches and answers once every batch is committed.
  */
-import { pipeline, type Readable } from 'node:stream';
-import { createGunzip } from 'node:zlib';
+import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
@@ -11,8 +10,10 @@ import { AppError, errorBody, isDatabaseUnavailable, unavailable } from '../erro
 import { credentialsChanged } from '../modules/auth/credential-cache.js';
 import { operatorGuard } from '../modules/auth/operator-token.js';
 import type { RateLimiter } from '../modules/auth/rate-limit.js';
+import { gunzipBody } from './gzip-body.js';
 import {
   BATCH_BYTES,
+  type BodyRefusedError,
   type IngestBatchOutcome,
   IngestInterruptedError,
   type IngestProgress,
@@ -51,9 +52,23 @@ function checkMediaType(request: FastifyRequest): void {
 const isGzip = (request: FastifyRequest) =>
   request.headers['content-encoding']?.toLowerCase().trim() === 'gzip';
 
-function bodyTooLarge(config: Config): string {
-  return `The request body exceeds ${config.limits.ingestMaxBodyBytes} bytes`;
+/** The NDJSON a body may hold: a gzip body's decompressed size has its own, lower, bound. */
+const maxNdjsonBytes = (config: Config, gzip: boolean) =>
+  gzip
+    ? Math.min(config.limits.ingestMaxBodyBytes, config.limits.ingestMaxDecompressedBytes)
+    : config.limits.ingestMaxBodyBytes;
+
+function bodyTooLarge(config: Config, gzip = false): string {
+  return gzip
+    ? `The decompressed body exceeds ${maxNdjsonBytes(config, true)} bytes`
+    : `The request body exceeds ${config.limits.ingestMaxBodyBytes} bytes`;
 }
+
+/** What an answer cut short says is stored. */
+const stored = (progress: IngestProgress) =>
+  progress.committedThroughLine === 0
+    ? 'nothing was stored'
+    : `the lines through ${progress.committedThroughLine} are stored`;
 
 /** Error answers that stop mid-stream also say what is already durable. */
 function interruptedBody(error: AppError, progress: IngestProgress): Record<string, unknown> {
@@ -130,11 +145,10 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestRouteDeps
     scope.post('/ingest', async (request: FastifyRequest, reply: FastifyReply) => {
       const payload = request.body as Readable | undefined;
       const gzip = isGzip(request);
-      // pipeline (unlike pipe) passes a dropped connection on to the gunzip stream being read.
       const raw: AsyncIterable<Uint8Array> = !payload
         ? (async function* () {})()
         : gzip
-          ? pipeline(payload, createGunzip(), () => {})
+          ? gunzipBody(payload, config.limits.ingestMaxGzipRatio)
           : payload;
       const body = withIdleTimeout(raw, config.connections.ingestIdleTimeoutMs, () => {
         request.log.info('the client sent nothing for the ingest idle timeout; closing');
@@ -144,7 +158,7 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestRouteDeps
         const progress = await ingestNdjson(db, body, {
           batchSize: config.limits.ingestBatchSize,
           batchBytes: BATCH_BYTES,
-          maxBodyBytes: config.limits.ingestMaxBodyBytes,
+          maxBodyBytes: maxNdjsonBytes(config, gzip),
           maxRejections: MAX_LISTED_REJECTIONS,
           runBatch: (write) => slots.run(write),
           onBatch: deps.onBatch,
@@ -171,8 +185,22 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestRouteDeps
         }
         // The rest of the body is not read: close the connection rather than drain it.
         reply.header('connection', 'close');
+        if (error.reason === 'refused') {
+          const refusal = (error.cause as BodyRefusedError).error;
+          const message = `${refusal.message}; ${stored(error.progress)}`;
+          return reply
+            .code(refusal.status)
+            .send(
+              interruptedBody(
+                new AppError(refusal.code, message, { status: refusal.status }),
+                error.progress,
+              ),
+            );
+        }
         if (error.reason === 'body-too-large') {
-          const message = `${bodyTooLarge(config)}; the lines through ${error.progress.committedThroughLine} are stored`;
+          const message = gzip
+            ? `${bodyTooLarge(config, true)}; ${stored(error.progress)}`
+            : `${bodyTooLarge(config)}; the lines through ${error.progress.committedThroughLine} are stored`;
           return reply
             .code(413)
             .send(interruptedBody(new AppError('BAD_USER_INPUT', message, { status: 413 }), error.progress));

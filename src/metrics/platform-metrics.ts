@@ -14,6 +14,13 @@ const DURATION_HELP =
   'Durations of finished executions of all time, by organization and workflow; a bucket counts the durations below its bound.';
 
 /**
+ * A label value as written: prom-client escapes backslash, double quote and line feed, the three
+ * escapes of the text format; a carriage return has none, and a raw one breaks readers that also
+ * end lines there, so it is written as a line feed (CRLF as one).
+ */
+const labelText = (value: string): string => value.replace(/\r\n?/g, '\n');
+
+/**
  * A histogram whose buckets are not observed here but read, already counted, from the rollups:
  * it answers the last snapshot's counts in prom-client's own histogram shape.
  */
@@ -112,7 +119,7 @@ export class PlatformMetrics {
         for (const totals of self.latest?.workflows ?? []) {
           if (totals.name === undefined) continue;
           const labels = { organization_id: totals.organizationId, workflow: totals.workflow };
-          this.set({ ...labels, workflow_name: totals.name }, 1);
+          this.set({ ...labels, workflow_name: labelText(totals.name) }, 1);
         }
       },
     });

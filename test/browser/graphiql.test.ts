@@ -16,6 +16,19 @@ const QUERY_EDITOR = EDITOR('.graphiql-query-editor');
 const HEADERS_EDITOR = EDITOR('.graphiql-editor-tool .graphiql-editor:not(.hidden)');
 const RESPONSE = EDITOR('.graphiql-response');
 
+/**
+ * Waits until `expression` is truthy in the page. Polled through page.evaluate, which the page's
+ * Content-Security-Policy does not govern (waitForFunction evaluates a string with eval, which it
+ * refuses).
+ */
+async function until(page: Page, expression: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await page.evaluate(expression))) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${expression}`);
+    await sleep(50);
+  }
+}
+
 interface Sent {
   readonly body: string;
   readonly authorization: string | undefined;
@@ -63,11 +76,16 @@ describe('GraphiQL in a real browser', needsChromium, () => {
       if (sent && response.request().method() === 'POST') sent.status = response.status();
     });
     page.on('pageerror', (error) => pageErrors.push(error.message));
+    // Whatever the page's Content-Security-Policy refuses is reported as an error too.
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) pageErrors.push(message.text());
+    });
     const response = await page.goto(`${ctx.server.url}/graphql`);
     assert.equal(response?.status(), 200);
-    await page.waitForFunction(`!!${QUERY_EDITOR}`, undefined, { timeout: 30_000 });
-    await page.waitForFunction(`!!${HEADERS_EDITOR}`);
-    return { page, posts, foreign, pageErrors };
+    const headers = response!.headers();
+    await until(page, `!!${QUERY_EDITOR}`, 30_000);
+    await until(page, `!!${HEADERS_EDITOR}`);
+    return { page, posts, foreign, pageErrors, headers };
   }
 
   const setHeaders = (page: Page, headers: Record<string, string>) =>
@@ -76,9 +94,7 @@ describe('GraphiQL in a real browser', needsChromium, () => {
   async function run(page: Page): Promise<{ data?: unknown; extensions?: { dataAsOf?: string } }> {
     await page.evaluate(`${RESPONSE}.setValue('')`);
     await page.click('.graphiql-execute-button');
-    await page.waitForFunction(`(${RESPONSE}?.getValue() ?? '').trim().startsWith('{')`, undefined, {
-      timeout: 15_000,
-    });
+    await until(page, `(${RESPONSE}?.getValue() ?? '').trim().startsWith('{')`);
     return JSON.parse((await page.evaluate(`${RESPONSE}.getValue()`)) as string);
   }
 
@@ -102,6 +118,34 @@ describe('GraphiQL in a real browser', needsChromium, () => {
     await sleep(500);
     assert.deepEqual(posts, [], 'no request to /graphql without a key: no failed authentication is charged');
     assert.deepEqual(foreign, [], 'the page requested files from another origin');
+    assert.deepEqual(pageErrors, []);
+  });
+
+  it('sends a Content-Security-Policy that forbids framing and foreign scripts, and the page works under it', async (t) => {
+    const { page, headers, pageErrors } = await open(t);
+    const policy = headers['content-security-policy'] ?? '';
+    assert.match(policy, /frame-ancestors 'none'/);
+    assert.match(
+      policy,
+      /script-src 'self' 'sha256-[A-Za-z0-9+/]+=*'(;|$)/,
+      "only this server's files and the page's own script",
+    );
+    assert.doesNotMatch(policy, /unsafe-eval|script-src[^;]*unsafe-inline/);
+    assert.equal(headers['x-frame-options'], 'DENY');
+    assert.equal(headers['x-content-type-options'], 'nosniff');
+    await setHeaders(page, { Authorization: `Apikey ${(await seeded()).key}` });
+    const answer = (await run(page)) as { data?: { getOrganization?: { displayName: string } } };
+    assert.equal(answer.data?.getOrganization?.displayName, 'Browser Org');
+    // Framed by a page of another origin, the browser refuses to show it.
+    const framing = await page.context().newPage();
+    await framing.setContent(`<iframe src="${ctx.server.url}/graphql"></iframe>`);
+    const frame = framing.frames()[1];
+    assert.ok(frame, 'the iframe is there');
+    await sleep(1000);
+    assert.equal(
+      (await frame?.evaluate('!!document.querySelector("#graphiql")').catch(() => false)) ?? false,
+      false,
+    );
     assert.deepEqual(pageErrors, []);
   });
 
@@ -155,7 +199,7 @@ describe('GraphiQL in a real browser', needsChromium, () => {
     await sleep(1000);
     const before = posts.length;
     await page.reload();
-    await page.waitForFunction(`!!${QUERY_EDITOR}`, undefined, { timeout: 30_000 });
+    await until(page, `!!${QUERY_EDITOR}`, 30_000);
     const deadline = Date.now() + 15_000;
     while (!posts.slice(before).some((p) => p.body.includes('IntrospectionQuery'))) {
       assert.ok(Date.now() < deadline, 'no schema fetch on reload with a kept key');
