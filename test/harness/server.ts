@@ -28,7 +28,12 @@ export async function startServer(
   overrides: ConfigOverrides = {},
   options: Omit<AppOptions, 'db'> = {},
 ): Promise<TestServer> {
-  const config = loadConfig({}, { port: 0, logLevel: 'silent', ...overrides });
+  // Idle keep-alive connections close at once on shutdown (the drain's grace is tested on its own),
+  // so that closing a test's server does not wait for it.
+  const config = loadConfig(
+    {},
+    { port: 0, logLevel: 'silent', ...overrides, connections: { drainIdleMs: 0, ...overrides.connections } },
+  );
   const app = await buildApp(config, { ...options, db });
   const url = await app.listen();
   return {
