@@ -37,6 +37,8 @@ export const MSG_ID_HEADER = 'Nats-Msg-Id';
 export const DEAD_REASON_HEADER = 'Wfapi-Dead-Reason';
 export const DEAD_DELIVERIES_HEADER = 'Wfapi-Dead-Deliveries';
 export const DEAD_SEQUENCE_HEADER = 'Wfapi-Dead-Sequence';
+/** Set when the dead letter carries no body: the message was too large to carry the headers too. */
+export const DEAD_BODY_HEADER = 'Wfapi-Dead-Body';
 
 /** Rejected lines listed per ingest message, as POST /ingest lists them; the rest are only counted. */
 export const MAX_REPORTED_REJECTIONS = 1000;

@@ -10,29 +10,36 @@
  * upserts, log and event lines are keyed by their content), so the redelivery changes nothing
  * already stored. Batches are pulled one at a time, and the next only after the last is
  * acknowledged: a slow database slows consumption, and messages wait in the stream, never in
- * memory. A database failure leaves the batch unacknowledged (negatively, with a delay), never drops it.
+ * memory. An unavailable database leaves the batch unacknowledged (negatively, with a delay) and
+ * pauses the worker, never drops it. A message that fails for a reason of its own is retried alone
+ * (the others of its batch are stored meanwhile, without a pause) and, when it fails on its
+ * `maxDeliveries`-th delivery, moved to `wfapi.dead.<organizationId>` with its reason: no message
+ * loops forever. Rejection reports list at most MAX_REPORTED_REJECTIONS lines a message, in parts
+ * under the server's message limit.
  */
 import { type JsMsg, jetstreamManager } from '@nats-io/jetstream';
-import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
+import {
+  ClosedConnectionError,
+  ConnectionError,
+  connect,
+  DrainingConnectionError,
+  type NatsConnection,
+  NoRespondersError,
+  TimeoutError,
+} from '@nats-io/transport-node';
 import type { Database } from '../db/database.js';
 import { isDatabaseUnavailable } from '../errors.js';
 import { BATCH_BYTES, IngestInterruptedError, ingestNdjson } from './ingest-stream.js';
 import {
-  DEAD_DELIVERIES_HEADER,
-  DEAD_REASON_HEADER,
-  DEAD_SEQUENCE_HEADER,
   deadSubject,
   ensureIngestStreams,
   FIRST_LINE_HEADER,
   INGEST_CONSUMER,
   INGEST_STREAM,
   MAX_REPORTED_REJECTIONS,
-  MSG_ID_HEADER,
   organizationOfSubject,
-  type RejectedMessage,
-  rejectedSubject,
 } from './nats-jetstream.js';
-import { reportParts } from './nats-reports.js';
+import { reportPublisher } from './nats-reports.js';
 
 export interface IngestWorkerOptions {
   readonly db: Database;
@@ -77,8 +84,6 @@ const FETCH_EXPIRES_MS = 1000;
 const RETRY_DELAY_MS = 2000;
 /** WFAPI_NATS_MAX_DELIVERIES's default. */
 export const DEFAULT_MAX_DELIVERIES = 5;
-/** Room left in a report for its headers and the protocol's overhead, under the server's max_payload. */
-const REPORT_HEADER_ROOM = 4096;
 const NEWLINE = 0x0a;
 const NEWLINE_BYTES = new Uint8Array([NEWLINE]);
 
@@ -98,10 +103,22 @@ async function* joined(messages: readonly JsMsg[]): AsyncGenerator<Uint8Array> {
   }
 }
 
-/** A failure no message is to blame for: the database or NATS is unavailable. */
+/** NATS failures that say the server is out of reach, not that a message is bad. */
+const NATS_UNAVAILABLE = [
+  ClosedConnectionError,
+  ConnectionError,
+  DrainingConnectionError,
+  NoRespondersError,
+  TimeoutError,
+];
+
+/**
+ * A failure no message is to blame for: the database or NATS is unavailable. Anything else (a
+ * statement the database refuses, a report NATS refuses) counts towards the dead-letter limit.
+ */
 const transient = (error: unknown): boolean => {
   const cause = error instanceof IngestInterruptedError ? error.cause : error;
-  return isDatabaseUnavailable(cause) || !(error instanceof IngestInterruptedError);
+  return isDatabaseUnavailable(cause) || NATS_UNAVAILABLE.some((kind) => error instanceof kind);
 };
 
 /** What went wrong, from the database's own message rather than the stream's "ingestion failed". */
@@ -109,8 +126,6 @@ const reasonOf = (error: unknown): string => {
   const cause = error instanceof IngestInterruptedError && error.cause !== undefined ? error.cause : error;
   return cause instanceof Error ? cause.message : String(cause);
 };
-
-const oneLine = (text: string): string => text.replace(/[\r\n]+/g, ' ');
 
 const firstLineOf = (message: JsMsg): number => {
   const value = Number(message.headers?.get(FIRST_LINE_HEADER));
@@ -131,7 +146,7 @@ export async function startIngestWorker(options: IngestWorkerOptions): Promise<I
     const consumer = await js.consumers.get(INGEST_STREAM, INGEST_CONSUMER);
     const stats: IngestWorkerStats = { messages: 0, accepted: 0, rejected: 0, failures: 0, deadLettered: 0 };
     const maxDeliveries = options.maxDeliveries ?? DEFAULT_MAX_DELIVERIES;
-    const reportBytes = Math.max(1024, (nc.info?.max_payload ?? 1024 * 1024) - REPORT_HEADER_ROOM);
+    const reports = reportPublisher(js, nc.info?.max_payload ?? 1024 * 1024);
     let stopping = false;
 
     const loop = async () => {
@@ -228,7 +243,7 @@ export async function startIngestWorker(options: IngestWorkerOptions): Promise<I
           continue;
         }
         try {
-          await deadLetter(message, reason, deliveries);
+          await reports.deadLetter(message, reason, deliveries);
         } catch (publishError) {
           log(`moving ${where} to the dead-letter subject failed, redelivered: ${reasonOf(publishError)}`);
           message.nak(RETRY_DELAY_MS);
@@ -243,49 +258,6 @@ export async function startIngestWorker(options: IngestWorkerOptions): Promise<I
       return true;
     };
 
-    /** The message, its headers and the reason, on the dead-letter subject; then its report. */
-    const deadLetter = async (message: JsMsg, reason: string, deliveries: number) => {
-      const organizationId = organizationOfSubject(message.subject);
-      const h = headers();
-      for (const [key, values] of message.headers ?? []) for (const value of values) h.append(key, value);
-      h.set(DEAD_REASON_HEADER, oneLine(reason).slice(0, 1000));
-      h.set(DEAD_DELIVERIES_HEADER, String(deliveries));
-      h.set(DEAD_SEQUENCE_HEADER, String(message.seq));
-      // Keyed by the ingest message, like its report: a second attempt stores it once.
-      await js.publish(deadSubject(organizationId), message.data, {
-        headers: h,
-        msgID: `${INGEST_STREAM}-${message.seq}`,
-      });
-      await publishReport(
-        message,
-        { rejectedCount: 0, deadLetter: { subject: deadSubject(organizationId), reason, deliveries } },
-        [],
-      );
-    };
-
-    /** A report in parts under the server's message limit, each keyed by the ingest message and part. */
-    const publishReport = async (
-      message: JsMsg,
-      fields: { rejectedCount: number; deadLetter?: RejectedMessage['deadLetter'] },
-      rejected: ReadonlyArray<{ line: number; error: string }>,
-    ) => {
-      const parts = reportParts(
-        {
-          subject: message.subject,
-          sequence: message.seq,
-          msgId: message.headers?.get(MSG_ID_HEADER) || null,
-          ...fields,
-        },
-        rejected,
-        reportBytes,
-      );
-      for (const part of parts) {
-        await js.publish(rejectedSubject(organizationOfSubject(message.subject)), JSON.stringify(part), {
-          msgID: `${INGEST_STREAM}-${message.seq}-${part.part}`,
-        });
-      }
-    };
-
     /** One subject's messages, stored as one NDJSON body; then rejections published, then acknowledged. */
     const ingestMessages = async (subject: string, messages: readonly JsMsg[]) => {
       const organizationId = organizationOfSubject(subject);
@@ -297,7 +269,7 @@ export async function startIngestWorker(options: IngestWorkerOptions): Promise<I
       }
       // Each message's rejections are counted, and the first MAX_REPORTED_REJECTIONS listed, as
       // its batches commit: a message of a million bad lines holds a thousand in memory.
-      const reports = new Map<JsMsg, { count: number; listed: Array<{ line: number; error: string }> }>();
+      const found = new Map<JsMsg, { count: number; listed: Array<{ line: number; error: string }> }>();
       const progress = await ingestNdjson(options.db, joined(messages), {
         batchSize: options.batchSize,
         batchBytes: BATCH_BYTES,
@@ -309,17 +281,17 @@ export async function startIngestWorker(options: IngestWorkerOptions): Promise<I
             let index = starts.length - 1;
             while (index > 0 && starts[index]! >= line) index--;
             const message = messages[index]!;
-            const report = reports.get(message) ?? { count: 0, listed: [] };
+            const report = found.get(message) ?? { count: 0, listed: [] };
             report.count++;
             if (report.listed.length < MAX_REPORTED_REJECTIONS) {
               report.listed.push({ line: firstLineOf(message) + line - starts[index]! - 1, error });
             }
-            reports.set(message, report);
+            found.set(message, report);
           }
         },
       });
-      for (const [message, report] of reports) {
-        await publishReport(message, { rejectedCount: report.count }, report.listed);
+      for (const [message, report] of found) {
+        await reports.publish(message, { rejectedCount: report.count }, report.listed);
       }
       for (const message of messages) message.ack();
       stats.messages += messages.length;
