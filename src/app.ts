@@ -119,10 +119,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     { everyMs: config.partitions.maintenanceMs, retentionDays: config.partitions.retentionDays },
     ({ result, error }) => {
       if (error) server.log.warn({ err: error }, 'partition maintenance failed; retried at the next round');
-      else if (
-        result &&
-        (result.created.length > 0 || result.dropped.length > 0 || result.defaultRowsDeleted > 0)
-      )
+      for (const { partition, error: reason } of result?.failed ?? []) {
+        server.log.error({ partition, reason }, `partition maintenance failed for ${partition}: ${reason}`);
+      }
+      if (result && (result.created.length > 0 || result.dropped.length > 0 || result.defaultRowsDeleted > 0))
         server.log.info(result, 'partitions maintained');
     },
   );

@@ -121,6 +121,8 @@ export interface Config {
     readonly batchMessages: number;
     /** How long JetStream waits for an acknowledgement before redelivering (the worker says it is still working meanwhile). */
     readonly ackWaitMs: number;
+    /** Deliveries of a message that keeps failing (not for an unavailable database) before it goes to `wfapi.dead.<org>`. */
+    readonly maxDeliveries: number;
   };
   /** Alert rules and their deliveries (contract section 5, "Push"); see src/alerts and docs/alerts.md. */
   readonly alerts: {
@@ -298,6 +300,7 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
       url: str(env, 'WFAPI_NATS_URL'),
       batchMessages: int(env, 'WFAPI_NATS_BATCH_MESSAGES', 20, 1, 10_000),
       ackWaitMs: int(env, 'WFAPI_NATS_ACK_WAIT_MS', 60_000, 1000, 3_600_000),
+      maxDeliveries: int(env, 'WFAPI_NATS_MAX_DELIVERIES', 5, 1, 1000),
     },
     alerts: {
       secretKey: key32(env, 'WFAPI_ALERTS_SECRET_KEY'),

@@ -6,7 +6,8 @@ import { type MaintenanceResult, maintainPartitions } from './partitions.js';
  * starts and then every `everyMs` (maintainPartitions says what a round does). Rounds of several
  * instances are serialised by the database, and a failed round is reported and tried again at
  * the next tick: ingestion never depends on it, since rows of a month without a partition land in
- * DEFAULT and move into their partition at a later round.
+ * DEFAULT and move into their partition at a later round. A partition whose work fails is
+ * reported in the round's `failed` (by name, with the reason) while the others are maintained.
  */
 export class PartitionMaintainer {
   private timer: NodeJS.Timeout | undefined;
@@ -14,7 +15,12 @@ export class PartitionMaintainer {
 
   constructor(
     private readonly db: Database,
-    private readonly options: { readonly everyMs: number; readonly retentionDays: number | undefined },
+    private readonly options: {
+      readonly everyMs: number;
+      readonly retentionDays: number | undefined;
+      /** The clock the rounds run at (ms); tests pass another. */
+      readonly now?: () => number;
+    },
     private readonly report: (outcome: { result?: MaintenanceResult; error?: unknown }) => void,
   ) {}
 
@@ -29,7 +35,10 @@ export class PartitionMaintainer {
     this.running ??= (async () => {
       try {
         this.report({
-          result: await maintainPartitions(this.db, { retentionDays: this.options.retentionDays }),
+          result: await maintainPartitions(this.db, {
+            retentionDays: this.options.retentionDays,
+            ...(this.options.now ? { now: this.options.now() } : {}),
+          }),
         });
       } catch (error) {
         this.report({ error });

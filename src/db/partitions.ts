@@ -38,6 +38,16 @@ export const partitionName = (table: string, month: number): string => {
 
 export const defaultPartitionName = (table: string): string => `${table}_default`;
 
+/**
+ * A month's first instant as a literal PostgreSQL reads for every year it holds: toISOString
+ * writes the month after December 9999 as `+010000-01-01T...`, which PostgreSQL refuses
+ * ("time zone displacement out of range").
+ */
+const monthLiteral = (month: number): string => {
+  const d = new Date(month);
+  return `${d.getUTCFullYear()}-${String(d.getUTCMonth() + 1).padStart(2, '0')}-01 00:00:00+00`;
+};
+
 const NAMED_MONTH = /_p(\d{4})(\d{2})$/;
 
 /** The month partitions of `table` (name and month), oldest first; DEFAULT aside. */
@@ -80,8 +90,8 @@ export async function createMonthPartition(
 ): Promise<boolean> {
   const name = partitionName(spec.table, month);
   if (existing.has(name)) return false;
-  const lo = new Date(month).toISOString();
-  const hi = new Date(addMonths(month, 1)).toISOString();
+  const lo = monthLiteral(month);
+  const hi = monthLiteral(addMonths(month, 1));
   const fallback = defaultPartitionName(spec.table);
   await tx.query(`lock table ${fallback} in access exclusive mode`);
   await tx.query(`create table ${name} (like ${spec.table} including defaults)`);
@@ -101,6 +111,33 @@ export interface MaintenanceResult {
   readonly dropped: string[];
   /** Rows deleted from DEFAULT partitions by retention. */
   readonly defaultRowsDeleted: number;
+  /**
+   * Partitions whose work failed (the partition's name, or `<table>_default` for retention's
+   * deletion there) with the database's reason; the rest of the round went on without them.
+   */
+  readonly failed: Array<{ partition: string; error: string }>;
+}
+
+/**
+ * Runs one partition's work under a savepoint: a failure rolls back that work only, is noted
+ * with the partition's name, and leaves the transaction usable for the others.
+ */
+async function onePartition(
+  tx: Transaction,
+  partition: string,
+  failed: MaintenanceResult['failed'],
+  work: () => Promise<void>,
+): Promise<boolean> {
+  await tx.query('savepoint wfapi_partition');
+  try {
+    await work();
+  } catch (error) {
+    await tx.query('rollback to savepoint wfapi_partition');
+    failed.push({ partition, error: (error as Error).message });
+    return false;
+  }
+  await tx.query('release savepoint wfapi_partition');
+  return true;
 }
 
 /**
@@ -110,6 +147,8 @@ export interface MaintenanceResult {
  *   months, which are created for them (not for months that retention would drop at once);
  * - with `retentionDays`, each month partition that lies wholly before now minus that many days
  *   is detached and dropped, and DEFAULT rows before the first month kept are deleted.
+ * Each partition's work is its own (a savepoint): one that fails is listed in `failed` and
+ * tried again at the next round, and never stops the others.
  */
 export async function maintainPartitions(
   db: Database,
@@ -137,6 +176,7 @@ export async function maintainPartitionsIn(
     await tx.query('select pg_advisory_xact_lock($1)', [PARTITION_LOCK]);
     const created: string[] = [];
     const dropped: string[] = [];
+    const failed: MaintenanceResult['failed'] = [];
     if (keepFrom !== undefined) {
       await tx.query(
         `insert into raw_retention (kept_from) values ($1)
@@ -151,17 +191,22 @@ export async function maintainPartitionsIn(
       if (keepFrom !== undefined) {
         for (const partition of partitions) {
           if (addMonths(partition.month, 1) > keepFrom) continue;
-          await tx.query(`alter table ${spec.table} detach partition ${partition.name}`);
-          await tx.query(`drop table ${partition.name}`);
+          const gone = await onePartition(tx, partition.name, failed, async () => {
+            await tx.query(`alter table ${spec.table} detach partition ${partition.name}`);
+            await tx.query(`drop table ${partition.name}`);
+          });
+          if (!gone) continue;
           existing.delete(partition.name);
           dropped.push(partition.name);
         }
-        const deleted = await tx.query<{ n: number }>(
-          `with gone as (delete from ${defaultPartitionName(spec.table)} where ${spec.column} < $1 returning 1)
-           select count(*)::int as n from gone`,
-          [new Date(keepFrom).toISOString()],
-        );
-        defaultRowsDeleted += deleted[0]?.n ?? 0;
+        await onePartition(tx, defaultPartitionName(spec.table), failed, async () => {
+          const deleted = await tx.query<{ n: number }>(
+            `with gone as (delete from ${defaultPartitionName(spec.table)} where ${spec.column} < $1 returning 1)
+             select count(*)::int as n from gone`,
+            [new Date(keepFrom).toISOString()],
+          );
+          defaultRowsDeleted += deleted[0]?.n ?? 0;
+        });
       }
       const current = monthStart(now);
       const months = new Set<number>();
@@ -169,13 +214,18 @@ export async function maintainPartitionsIn(
       for (const month of await monthsInDefault(tx, spec)) months.add(month);
       for (const month of [...months].sort((a, b) => a - b)) {
         if (keepFrom !== undefined && month < keepFrom) continue;
-        if (await createMonthPartition(tx, spec, month, existing)) {
-          existing.add(partitionName(spec.table, month));
-          created.push(partitionName(spec.table, month));
+        const name = partitionName(spec.table, month);
+        let made = false;
+        await onePartition(tx, name, failed, async () => {
+          made = await createMonthPartition(tx, spec, month, existing);
+        });
+        if (made) {
+          existing.add(name);
+          created.push(name);
         }
       }
     }
-    return { created, dropped, defaultRowsDeleted };
+    return { created, dropped, defaultRowsDeleted, failed };
   }
 }
 

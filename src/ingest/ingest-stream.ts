@@ -12,7 +12,7 @@ import type { Database } from '../db/database.js';
 import type { AppError } from '../errors.js';
 import { ingestBatch, makeDurable, type NumberedRecord, type Rejection } from './ingest.store.js';
 import { LineSplitter, type NdjsonLine } from './ndjson-lines.js';
-import { parseRecord, RecordError } from './records.js';
+import { ingestTimeBounds, parseRecord, RecordError, type TimeBounds } from './records.js';
 
 /**
  * The bytes of lines a batch holds before it is written: 16 MB, or a sixteenth of the heap when
@@ -46,6 +46,8 @@ export interface StreamLimits {
    * one is rejected. Unset: each record names its own organization.
    */
   readonly organizationId?: string;
+  /** The server's clock (ms), which bounds the records' times (ingestTimeBounds); tests pass another. */
+  readonly now?: () => number;
 }
 
 /** A committed batch: its records, and its rejections (of lines with or without a record). */
@@ -101,7 +103,11 @@ export class IngestInterruptedError extends Error {
 const MAX_ERROR_LENGTH = 500;
 
 /** The outcome of parsing one line: a record to store, a rejection, or nothing (a blank line). */
-function parseLine(line: NdjsonLine, organizationId?: string): NumberedRecord | Rejection | undefined {
+function parseLine(
+  line: NdjsonLine,
+  bounds: TimeBounds,
+  organizationId?: string,
+): NumberedRecord | Rejection | undefined {
   if ('error' in line) return { line: line.line, error: line.error };
   if (line.text.trim() === '') return undefined;
   let value: unknown;
@@ -111,7 +117,7 @@ function parseLine(line: NdjsonLine, organizationId?: string): NumberedRecord | 
     return { line: line.line, error: `invalid JSON: ${(error as Error).message}`.slice(0, MAX_ERROR_LENGTH) };
   }
   try {
-    const record = parseRecord(value);
+    const record = parseRecord(value, bounds);
     if (organizationId !== undefined && record.organizationId !== organizationId) {
       return {
         line: line.line,
@@ -198,11 +204,12 @@ export async function ingestNdjson(
   };
 
   const take = async (lines: readonly NdjsonLine[]) => {
+    const bounds = ingestTimeBounds((limits.now ?? Date.now)());
     for (const line of lines) {
       lastLine = line.line;
       pendingLines++;
       pendingBytes += line.bytes;
-      const parsed = parseLine(line, limits.organizationId);
+      const parsed = parseLine(line, bounds, limits.organizationId);
       if (parsed && 'record' in parsed) records.push(parsed);
       else if (parsed) parseRejections.push(parsed);
       if (pendingLines >= limits.batchSize || pendingBytes >= limits.batchBytes) await flush();

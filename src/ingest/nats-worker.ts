@@ -10,22 +10,36 @@
  * upserts, log and event lines are keyed by their content), so the redelivery changes nothing
  * already stored. Batches are pulled one at a time, and the next only after the last is
  * acknowledged: a slow database slows consumption, and messages wait in the stream, never in
- * memory. A database failure leaves the batch unacknowledged (negatively, with a delay), never drops it.
+ * memory. An unavailable database leaves the batch unacknowledged (negatively, with a delay) and
+ * pauses the worker, never drops it. A message that fails for a reason of its own is retried alone
+ * (the others of its batch are stored meanwhile, without a pause) and, when it fails on its
+ * `maxDeliveries`-th delivery, moved to `wfapi.dead.<organizationId>` with its reason: no message
+ * loops forever. Rejection reports list at most MAX_REPORTED_REJECTIONS lines a message, in parts
+ * under the server's message limit.
  */
-import { type JetStreamClient, type JsMsg, jetstreamManager } from '@nats-io/jetstream';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
-import type { Database } from '../db/database.js';
-import { BATCH_BYTES, ingestNdjson } from './ingest-stream.js';
+import { type JsMsg, jetstreamManager } from '@nats-io/jetstream';
 import {
+  ClosedConnectionError,
+  ConnectionError,
+  connect,
+  DrainingConnectionError,
+  type NatsConnection,
+  NoRespondersError,
+  TimeoutError,
+} from '@nats-io/transport-node';
+import type { Database } from '../db/database.js';
+import { isDatabaseUnavailable } from '../errors.js';
+import { BATCH_BYTES, IngestInterruptedError, ingestNdjson } from './ingest-stream.js';
+import {
+  deadSubject,
   ensureIngestStreams,
   FIRST_LINE_HEADER,
   INGEST_CONSUMER,
   INGEST_STREAM,
-  MSG_ID_HEADER,
+  MAX_REPORTED_REJECTIONS,
   organizationOfSubject,
-  type RejectedMessage,
-  rejectedSubject,
 } from './nats-jetstream.js';
+import { reportPublisher } from './nats-reports.js';
 
 export interface IngestWorkerOptions {
   readonly db: Database;
@@ -37,6 +51,11 @@ export interface IngestWorkerOptions {
   readonly ackWaitMs: number;
   /** Lines per database transaction (WFAPI_INGEST_BATCH_SIZE). */
   readonly batchSize: number;
+  /**
+   * Deliveries of a message that fails for a reason of its own (not an unavailable database)
+   * before it is moved to the dead-letter subject (WFAPI_NATS_MAX_DELIVERIES; default 5).
+   */
+  readonly maxDeliveries?: number;
   /** Told what happens, one line at a time. */
   readonly log?: (line: string) => void;
 }
@@ -45,8 +64,10 @@ export interface IngestWorkerStats {
   messages: number;
   accepted: number;
   rejected: number;
-  /** Batches that failed and were handed back for redelivery. */
+  /** Failed attempts at messages (each handed back for redelivery, or dead-lettered). */
   failures: number;
+  /** Messages moved to the dead-letter subject. */
+  deadLettered: number;
 }
 
 export interface IngestWorker {
@@ -61,6 +82,8 @@ export interface IngestWorker {
 const FETCH_EXPIRES_MS = 1000;
 /** A failed batch is redelivered after this long, and the worker pauses as long before it pulls again. */
 const RETRY_DELAY_MS = 2000;
+/** WFAPI_NATS_MAX_DELIVERIES's default. */
+export const DEFAULT_MAX_DELIVERIES = 5;
 const NEWLINE = 0x0a;
 const NEWLINE_BYTES = new Uint8Array([NEWLINE]);
 
@@ -80,6 +103,30 @@ async function* joined(messages: readonly JsMsg[]): AsyncGenerator<Uint8Array> {
   }
 }
 
+/** NATS failures that say the server is out of reach, not that a message is bad. */
+const NATS_UNAVAILABLE = [
+  ClosedConnectionError,
+  ConnectionError,
+  DrainingConnectionError,
+  NoRespondersError,
+  TimeoutError,
+];
+
+/**
+ * A failure no message is to blame for: the database or NATS is unavailable. Anything else (a
+ * statement the database refuses, a report NATS refuses) counts towards the dead-letter limit.
+ */
+const transient = (error: unknown): boolean => {
+  const cause = error instanceof IngestInterruptedError ? error.cause : error;
+  return isDatabaseUnavailable(cause) || NATS_UNAVAILABLE.some((kind) => error instanceof kind);
+};
+
+/** What went wrong, from the database's own message rather than the stream's "ingestion failed". */
+const reasonOf = (error: unknown): string => {
+  const cause = error instanceof IngestInterruptedError && error.cause !== undefined ? error.cause : error;
+  return cause instanceof Error ? cause.message : String(cause);
+};
+
 const firstLineOf = (message: JsMsg): number => {
   const value = Number(message.headers?.get(FIRST_LINE_HEADER));
   return Number.isSafeInteger(value) && value > 0 ? value : 1;
@@ -97,7 +144,9 @@ export async function startIngestWorker(options: IngestWorkerOptions): Promise<I
     await ensureIngestStreams(jsm, { ackWaitMs: options.ackWaitMs });
     const js = jsm.jetstream();
     const consumer = await js.consumers.get(INGEST_STREAM, INGEST_CONSUMER);
-    const stats: IngestWorkerStats = { messages: 0, accepted: 0, rejected: 0, failures: 0 };
+    const stats: IngestWorkerStats = { messages: 0, accepted: 0, rejected: 0, failures: 0, deadLettered: 0 };
+    const maxDeliveries = options.maxDeliveries ?? DEFAULT_MAX_DELIVERIES;
+    const reports = reportPublisher(js, nc.info?.max_payload ?? 1024 * 1024);
     let stopping = false;
 
     const loop = async () => {
@@ -128,7 +177,7 @@ export async function startIngestWorker(options: IngestWorkerOptions): Promise<I
         },
         Math.max(500, Math.floor(options.ackWaitMs / 3)),
       );
-      let failed = false;
+      let unavailable = false;
       try {
         const bySubject = new Map<string, JsMsg[]>();
         for (const message of batch) {
@@ -137,27 +186,80 @@ export async function startIngestWorker(options: IngestWorkerOptions): Promise<I
           bySubject.set(message.subject, group);
         }
         for (const [subject, messages] of bySubject) {
-          try {
-            await ingestMessages(js, subject, messages);
-          } catch (error) {
-            failed = true;
-            stats.failures++;
-            log(
-              `a batch of ${messages.length} messages failed and will be redelivered: ${(error as Error).message}`,
-            );
-            for (const message of messages) message.nak(RETRY_DELAY_MS);
-          }
+          if (!(await settleGroup(subject, messages))) unavailable = true;
         }
         // The acknowledgements have reached the server before the next pull (or the exit).
         await nc.flush();
       } finally {
         clearInterval(keepAlive);
       }
-      if (failed && !stopping) await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
+      // Only losing the database (or NATS) pauses the worker: then no message can progress.
+      if (unavailable && !stopping) await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
+    };
+
+    /**
+     * One subject's messages, stored together; when that fails for a reason of their own (not an
+     * unavailable database), each is tried alone, so that one bad message holds up no other.
+     * Returns false when the database or NATS is unavailable (the messages are handed back).
+     */
+    const settleGroup = async (subject: string, messages: readonly JsMsg[]): Promise<boolean> => {
+      try {
+        await ingestMessages(subject, messages);
+        return true;
+      } catch (error) {
+        if (transient(error) || messages.length === 1) return settleFailure(messages, error);
+      }
+      let ok = true;
+      for (const message of messages) {
+        try {
+          await ingestMessages(subject, [message]);
+        } catch (error) {
+          if (!(await settleFailure([message], error))) ok = false;
+        }
+      }
+      return ok;
+    };
+
+    /**
+     * Hands failed messages back for redelivery, or, when a message fails for a reason of its own
+     * on its WFAPI_NATS_MAX_DELIVERIES-th delivery, moves it to the dead-letter subject.
+     */
+    const settleFailure = async (messages: readonly JsMsg[], error: unknown): Promise<boolean> => {
+      const reason = reasonOf(error);
+      stats.failures++;
+      if (transient(error)) {
+        log(
+          `${messages.length} messages failed and will be redelivered (the database or NATS is unavailable): ${reason}`,
+        );
+        for (const message of messages) message.nak(RETRY_DELAY_MS);
+        return false;
+      }
+      for (const message of messages) {
+        const deliveries = message.info.deliveryCount;
+        const where = `message ${message.seq} on ${message.subject} (delivery ${deliveries} of ${maxDeliveries})`;
+        if (deliveries < maxDeliveries) {
+          log(`ingestion of ${where} failed, redelivered in ${RETRY_DELAY_MS} ms: ${reason}`);
+          message.nak(RETRY_DELAY_MS);
+          continue;
+        }
+        try {
+          await reports.deadLetter(message, reason, deliveries);
+        } catch (publishError) {
+          log(`moving ${where} to the dead-letter subject failed, redelivered: ${reasonOf(publishError)}`);
+          message.nak(RETRY_DELAY_MS);
+          return false;
+        }
+        log(
+          `ingestion of ${where} failed; moved to ${deadSubject(organizationOfSubject(message.subject))}: ${reason}`,
+        );
+        message.ack();
+        stats.deadLettered++;
+      }
+      return true;
     };
 
     /** One subject's messages, stored as one NDJSON body; then rejections published, then acknowledged. */
-    const ingestMessages = async (js: JetStreamClient, subject: string, messages: readonly JsMsg[]) => {
+    const ingestMessages = async (subject: string, messages: readonly JsMsg[]) => {
       const organizationId = organizationOfSubject(subject);
       const starts: number[] = [];
       let lines = 0;
@@ -165,37 +267,32 @@ export async function startIngestWorker(options: IngestWorkerOptions): Promise<I
         starts.push(lines);
         lines += lineCount(message.data);
       }
+      // Each message's rejections are counted, and the first MAX_REPORTED_REJECTIONS listed, as
+      // its batches commit: a message of a million bad lines holds a thousand in memory.
+      const found = new Map<JsMsg, { count: number; listed: Array<{ line: number; error: string }> }>();
       const progress = await ingestNdjson(options.db, joined(messages), {
         batchSize: options.batchSize,
         batchBytes: BATCH_BYTES,
         maxBodyBytes: Number.MAX_SAFE_INTEGER,
-        maxRejections: Number.MAX_SAFE_INTEGER,
+        maxRejections: 0,
         organizationId,
+        onBatch: ({ rejected }) => {
+          for (const { line, error } of rejected) {
+            let index = starts.length - 1;
+            while (index > 0 && starts[index]! >= line) index--;
+            const message = messages[index]!;
+            const report = found.get(message) ?? { count: 0, listed: [] };
+            report.count++;
+            if (report.listed.length < MAX_REPORTED_REJECTIONS) {
+              report.listed.push({ line: firstLineOf(message) + line - starts[index]! - 1, error });
+            }
+            found.set(message, report);
+          }
+        },
       });
-      const rejectedBy = new Map<JsMsg, Array<{ line: number; error: string }>>();
-      for (const { line, error } of progress.rejected) {
-        let index = starts.length - 1;
-        while (index > 0 && starts[index]! >= line) index--;
-        const message = messages[index]!;
-        const list = rejectedBy.get(message) ?? [];
-        list.push({ line: firstLineOf(message) + line - starts[index]! - 1, error });
-        rejectedBy.set(message, list);
+      for (const [message, report] of found) {
+        await reports.publish(message, { rejectedCount: report.count }, report.listed);
       }
-      await Promise.all(
-        [...rejectedBy].map(([message, rejected]) => {
-          const report: RejectedMessage = {
-            subject,
-            sequence: message.seq,
-            msgId: message.headers?.get(MSG_ID_HEADER) || null,
-            rejected,
-            rejectedCount: rejected.length,
-          };
-          // Keyed by the ingest message: a redelivery's report is deduplicated by the stream.
-          return js.publish(rejectedSubject(organizationId), JSON.stringify(report), {
-            msgID: `${INGEST_STREAM}-${message.seq}`,
-          });
-        }),
-      );
       for (const message of messages) message.ack();
       stats.messages += messages.length;
       stats.accepted += progress.accepted;

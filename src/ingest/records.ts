@@ -133,15 +133,47 @@ function uuid(raw: Raw, field: string): string {
   return normalizeUuid(text(raw, field, 64)) ?? fail(`${field} must be a uuid`);
 }
 
-/** Counts treat the Unix epoch as the open lower bound of every window, so nothing may start before it. */
-function time(raw: Raw, field: string): Date {
+/**
+ * The instants a record's times may take. The stored data and the code after it hold only
+ * plausible times: a time far in the future lands in a month partition nobody maintains and
+ * broke partition maintenance (year 9999 has no next month PostgreSQL can name), and windows and
+ * rollups treat the Unix epoch as their open lower bound.
+ */
+export interface TimeBounds {
+  /** The earliest instant accepted (ms). */
+  readonly earliest: number;
+  /** The latest instant accepted (ms). */
+  readonly latest: number;
+}
+
+/** No record may be dated before this instant: 2000-01-01T00:00:00Z. */
+export const EARLIEST_RECORD_TIME = Date.UTC(2000, 0, 1);
+/** How far past the server's clock a record may be dated: a day, for producers whose clocks run ahead. */
+export const MAX_FUTURE_MS = 86_400_000;
+/** An error's `count` is at most this (PostgreSQL's integer, GraphQL's Int). */
+export const MAX_ERROR_COUNT = 2 ** 31 - 1;
+
+/** What ingestion accepts at the instant `now` (ms): from 2000-01-01 to a day after `now`. */
+export const ingestTimeBounds = (now: number): TimeBounds => ({
+  earliest: EARLIEST_RECORD_TIME,
+  latest: now + MAX_FUTURE_MS,
+});
+
+function time(raw: Raw, field: string, bounds: TimeBounds): Date {
   const value = parseTime(text(raw, field, 64)) ?? fail(`${field} must be an RFC 3339 time with an offset`);
-  if (value.getTime() < 0) fail(`${field} must not be before 1970-01-01T00:00:00Z`);
+  if (value.getTime() < bounds.earliest) {
+    fail(`${field} must not be before ${new Date(bounds.earliest).toISOString()}`);
+  }
+  if (value.getTime() > bounds.latest) {
+    fail(
+      `${field} must not be more than a day past the server's clock (${new Date(bounds.latest).toISOString()})`,
+    );
+  }
   return value;
 }
 
-function optionalTime(raw: Raw, field: string): Date | null {
-  return raw[field] === undefined || raw[field] === null ? null : time(raw, field);
+function optionalTime(raw: Raw, field: string, bounds: TimeBounds): Date | null {
+  return raw[field] === undefined || raw[field] === null ? null : time(raw, field, bounds);
 }
 
 function oneOf<T extends string>(raw: Raw, field: string, values: readonly T[]): T {
@@ -175,6 +207,9 @@ function errorCounts(raw: Raw, field: string): ErrorCount[] | null {
     if (!Number.isSafeInteger(entry.count) || (entry.count as number) < 0) {
       fail(`${field}[${index}].count must be a non-negative integer`);
     }
+    if ((entry.count as number) > MAX_ERROR_COUNT) {
+      fail(`${field}[${index}].count must be at most ${MAX_ERROR_COUNT}`);
+    }
     return { error: entry.error, count: entry.count as number };
   });
 }
@@ -206,8 +241,11 @@ function unknownType(type: string): never {
   fail(`unknown type "${type.slice(0, 40)}"; expected one of ${RECORD_TYPES.join(', ')}`);
 }
 
-/** Validates one parsed NDJSON value; throws RecordError with the reason when it is not a record. */
-export function parseRecord(value: unknown): IngestRecord {
+/**
+ * Validates one parsed NDJSON value; throws RecordError with the reason when it is not a record.
+ * Its times must lie within `bounds`: by default what ingestion accepts now.
+ */
+export function parseRecord(value: unknown, bounds: TimeBounds = ingestTimeBounds(Date.now())): IngestRecord {
   if (!value || typeof value !== 'object' || Array.isArray(value)) fail('a record must be a JSON object');
   const raw = value as Raw;
   const type = raw.type;
@@ -224,7 +262,7 @@ export function parseRecord(value: unknown): IngestRecord {
         name: text(raw, 'name', 1000),
         ownerAddress: text(raw, 'ownerAddress', 256),
         status: oneOf(raw, 'status', WorkflowDeploymentStatusValues),
-        registeredAt: time(raw, 'registeredAt'),
+        registeredAt: time(raw, 'registeredAt', bounds),
         workflowSource: optionalText(raw, 'workflowSource') ?? '',
       };
     case 'deployment':
@@ -234,7 +272,7 @@ export function parseRecord(value: unknown): IngestRecord {
         uuid: uuid(raw, 'uuid'),
         workflowUUID: uuid(raw, 'workflowUUID'),
         status: oneOf(raw, 'status', WorkflowDeploymentStatusValues),
-        deployedAt: time(raw, 'deployedAt'),
+        deployedAt: time(raw, 'deployedAt', bounds),
         txHash: optionalText(raw, 'txHash', 256),
         errorMessage: optionalText(raw, 'errorMessage'),
         binaryURL: optionalText(raw, 'binaryURL', 2048),
@@ -249,8 +287,8 @@ export function parseRecord(value: unknown): IngestRecord {
         workflowUUID: uuid(raw, 'workflowUUID'),
         status: oneOf(raw, 'status', WorkflowExecutionStatusValues),
         classifiedStatus: optionalOneOf(raw, 'classifiedStatus', WorkflowExecutionClassifiedStatusValues),
-        startedAt: time(raw, 'startedAt'),
-        finishedAt: optionalTime(raw, 'finishedAt'),
+        startedAt: time(raw, 'startedAt', bounds),
+        finishedAt: optionalTime(raw, 'finishedAt', bounds),
         executedInTee: optionalBoolean(raw, 'executedInTee'),
         errors: errorCounts(raw, 'errors'),
         creditUsed: credit(raw, 'creditUsed'),
@@ -262,7 +300,7 @@ export function parseRecord(value: unknown): IngestRecord {
         workflowExecutionUUID: uuid(raw, 'workflowExecutionUUID'),
         nodeID: text(raw, 'nodeID', 256),
         message: optionalText(raw, 'message', MAX_MESSAGE) ?? fail('message is required'),
-        timestamp: time(raw, 'timestamp'),
+        timestamp: time(raw, 'timestamp', bounds),
       };
     case 'event':
       return {
@@ -272,8 +310,8 @@ export function parseRecord(value: unknown): IngestRecord {
         capabilityID: capabilityId(raw),
         status: text(raw, 'status', 64),
         method: optionalText(raw, 'method', 256),
-        startedAt: time(raw, 'startedAt'),
-        finishedAt: optionalTime(raw, 'finishedAt'),
+        startedAt: time(raw, 'startedAt', bounds),
+        finishedAt: optionalTime(raw, 'finishedAt', bounds),
         errors: errorCounts(raw, 'errors'),
       };
     default:

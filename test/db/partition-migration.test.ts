@@ -18,7 +18,7 @@ import {
   type WorkflowRecord,
 } from '../../src/ingest/records.js';
 import { openTestDatabase, type TestDatabase } from '../harness/database.js';
-import { createTenant, type Tenant } from '../harness/fixtures.js';
+import { createTenant, STORABLE_TIMES, type Tenant } from '../harness/fixtures.js';
 import { startServer } from '../harness/server.js';
 import { buildDataset, type Dataset, readEverything } from '../ingest/dataset.js';
 import { rollupDrift } from '../ingest/rollup-drift.js';
@@ -29,7 +29,7 @@ import { rollupDrift } from '../ingest/rollup-drift.js';
  * by the recount of migration 0003 (the same code ingestion keeps them with).
  */
 async function storeBeforePartitioning(db: Database, raw: readonly unknown[]): Promise<void> {
-  const records = raw.map(parseRecord);
+  const records = raw.map((value) => parseRecord(value, STORABLE_TIMES));
   const of = <T extends IngestRecord['type']>(type: T) =>
     records.filter((r) => r.type === type) as Extract<IngestRecord, { type: T }>[];
   const last = <T extends { uuid: string }>(list: T[]) => [...new Map(list.map((r) => [r.uuid, r])).values()];

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createApiKey, createMember, createOrganization } from '../../src/admin/admin.service.js';
 import type { Database } from '../../src/db/database.js';
 import { ingestBatch } from '../../src/ingest/ingest.store.js';
-import { parseRecord } from '../../src/ingest/records.js';
+import { parseRecord, type TimeBounds } from '../../src/ingest/records.js';
 
 export interface Tenant {
   readonly organizationId: string;
@@ -27,11 +27,17 @@ export async function createTenant(db: Database, name = 'Acme'): Promise<Tenant>
 
 type Raw = Record<string, unknown>;
 
+/**
+ * Every time the tables can hold (what versions before the ingest time bounds accepted), so that
+ * tests can store the extremes a database may still have.
+ */
+export const STORABLE_TIMES: TimeBounds = { earliest: 0, latest: Number.POSITIVE_INFINITY };
+
 /** Stores records through the ingestion path, failing the test if any line is rejected. */
 export async function ingest(db: Database, records: readonly Raw[]): Promise<void> {
   const result = await ingestBatch(
     db,
-    records.map((record, index) => ({ line: index + 1, record: parseRecord(record) })),
+    records.map((record, index) => ({ line: index + 1, record: parseRecord(record, STORABLE_TIMES) })),
   );
   if (result.rejected.length) throw new Error(`fixture rejected: ${JSON.stringify(result.rejected)}`);
 }

@@ -277,7 +277,7 @@ describe('ingestion through NATS JetStream', natsServer, () => {
     assert.equal((await counts(database.db, org)).executions, MESSAGES * 50);
   });
 
-  it('`wfapi ingest FILE --nats` publishes a file end to end, and a re-run is deduplicated by JetStream', async () => {
+  it('`wfapi ingest FILE --nats` publishes a file end to end, reports the lines the worker rejected, and a re-run is deduplicated by JetStream', async () => {
     const tenant: Tenant = await createTenant(database.db, 'Cli');
     const org = tenant.organizationId;
     const flow = workflow(org);
@@ -288,11 +288,13 @@ describe('ingestion through NATS JetStream', natsServer, () => {
       writeFileSync(file, ndjson([flow, ...runs, '{broken']));
       const args = ['ingest', file, '--nats', nats.url, '--organization', org, '--chunk-lines', '10'];
       const first = await runCli(args);
-      assert.equal(first.code, 0, first.stderr);
+      // The worker's reasons reach the command: it waits for the worker to report its messages.
+      assert.equal(first.code, 1, first.stderr);
       assert.match(
         first.stdout,
-        new RegExp(`32 lines published to wfapi\\.ingest\\.${org} in 4 messages, 0 rejected`),
+        new RegExp(`32 lines published to wfapi\\.ingest\\.${org} in 4 messages, 1 rejected`),
       );
+      assert.match(first.stderr, /^line 32: invalid JSON/m);
       await client.drained();
       const answer = await server.gql(tenant.key, '{ workflowExecutions(input: {}) { count } }');
       assert.equal(answer.body.data.workflowExecutions.count, 30);
@@ -301,10 +303,18 @@ describe('ingestion through NATS JetStream', natsServer, () => {
       assert.match(report?.rejected[0]?.error ?? '', /^invalid JSON/);
 
       const again = await runCli([...args, '--json']);
-      assert.equal(again.code, 0, again.stderr);
+      assert.equal(again.code, 1, again.stderr);
       const summary = JSON.parse(again.stdout);
       assert.equal(summary.duplicates, 4);
       assert.equal(summary.published, 32);
+      // The messages were already held, and reported: the first run's reports are found again.
+      assert.equal(summary.worker.rejectedCount, 1);
+      assert.equal(summary.worker.rejected[0].line, 32);
+      assert.equal(summary.worker.unprocessed, 0);
+
+      const noWait = await runCli([...args, '--wait', '0']);
+      assert.equal(noWait.code, 0, noWait.stderr);
+      assert.match(noWait.stdout, /0 rejected, .*the worker reports rejected lines on wfapi\.rejected\./);
       await client.drained();
       assert.equal((await counts(database.db, org)).executions, 30);
 

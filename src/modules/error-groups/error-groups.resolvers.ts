@@ -15,6 +15,14 @@ import {
   rankGroups,
 } from './error-groups.store.js';
 
+/**
+ * GraphQL's Int ends at 2^31-1. One error's count is bounded by it at ingestion, but a sum of
+ * several is not: an occurrence count beyond it is answered as that maximum, never as an error
+ * that would void the whole answer.
+ */
+const MAX_INT = 2 ** 31 - 1;
+const saturated = (value: number): number => Math.min(value, MAX_INT);
+
 const detailsOf = (ctx: RequestContext, fingerprints: string[]) =>
   once(() => groupSightings(ctx.db, ctx.organizationId, fingerprints));
 
@@ -70,6 +78,7 @@ export const errorGroupsResolvers: Resolvers = {
     },
   },
   ErrorGroup: {
+    occurrences: (group) => saturated(group.occurrences),
     // The pattern is its sample's: every message of a group has the group's pattern.
     pattern: async (group) =>
       errorGroupOf((await group.page.details()).get(group.fingerprint)?.sampleMessage ?? '').pattern,
@@ -86,7 +95,7 @@ export const errorGroupsResolvers: Resolvers = {
       return buckets.map((bucket, i) => ({
         from: new Date(bucket.from),
         to: new Date(bucket.to),
-        occurrences: occurrences[i] ?? 0,
+        occurrences: saturated(occurrences[i] ?? 0),
       }));
     },
   },

@@ -47,6 +47,7 @@ export async function ingestWorkerMain(
         natsUrl: config.nats.url!,
         batchMessages: config.nats.batchMessages,
         ackWaitMs: config.nats.ackWaitMs,
+        maxDeliveries: config.nats.maxDeliveries,
         batchSize: config.limits.ingestBatchSize,
         log,
       });

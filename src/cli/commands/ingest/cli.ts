@@ -3,6 +3,7 @@ import { DEFAULT_CHUNK_LINES } from '../../../client/ingest-client.js';
 import { EXIT } from '../../exit-codes.js';
 import { progressBar } from '../../render/progress-bar.js';
 import {
+  DEFAULT_NATS_WAIT_SECONDS,
   type IngestCommandProgress,
   type IngestFlags,
   type IngestSummary,
@@ -40,14 +41,33 @@ function printSummary(source: string, summary: IngestSummary): void {
 function printNatsSummary(source: string, summary: NatsIngestSummary): void {
   const rate = summary.seconds > 0 ? Math.round(summary.lines / summary.seconds) : summary.lines;
   const duplicates = summary.duplicates > 0 ? ` (${summary.duplicates} already held by the stream)` : '';
+  const worker = summary.worker;
+  const rejectedCount = summary.rejectedCount + (worker?.rejectedCount ?? 0);
   process.stdout.write(
     `${source === '-' ? 'stdin' : source}: ${summary.published} lines published to ${summary.subject} in ` +
-      `${summary.messages} messages${duplicates}, ${summary.rejectedCount} rejected, ` +
-      `${summary.lines} lines in ${summary.seconds.toFixed(1)} s (${rate} lines/s); ` +
-      `the worker reports rejected lines on ${summary.rejectedSubject}\n`,
+      `${summary.messages} messages${duplicates}, ${rejectedCount} rejected, ` +
+      `${summary.lines} lines in ${summary.seconds.toFixed(1)} s (${rate} lines/s)` +
+      (worker ? '\n' : `; the worker reports rejected lines on ${summary.rejectedSubject}\n`),
   );
-  for (const rejection of summary.rejected.slice(0, SHOWN_REJECTIONS)) {
+  const rejected = [...summary.rejected, ...(worker?.rejected ?? [])].sort((a, b) => a.line - b.line);
+  for (const rejection of rejected.slice(0, SHOWN_REJECTIONS)) {
     process.stderr.write(`line ${rejection.line}: ${rejection.error}\n`);
+  }
+  if (rejectedCount > SHOWN_REJECTIONS) {
+    process.stderr.write(
+      `... and ${rejectedCount - SHOWN_REJECTIONS} more rejected lines (all on ${summary.rejectedSubject})\n`,
+    );
+  }
+  for (const dead of worker?.deadLettered ?? []) {
+    process.stderr.write(
+      `message ${dead.sequence} was not stored after repeated failures and was moved to ${dead.subject}: ${dead.reason}\n`,
+    );
+  }
+  if (worker && worker.unprocessed > 0) {
+    process.stderr.write(
+      `${worker.unprocessed} messages were not yet processed by a worker when the wait ended (--wait); ` +
+        `their rejected lines will be reported on ${summary.rejectedSubject}\n`,
+    );
   }
 }
 
@@ -94,6 +114,10 @@ export function register(program: Command): void {
       'publish to NATS JetStream (subject wfapi.ingest.<organization>) instead of POSTing',
     )
     .option('--organization <id>', 'with --nats: the organization whose subject the lines go to')
+    .option(
+      '--wait <seconds>',
+      `with --nats: how long to wait for the worker to report rejected lines (default ${DEFAULT_NATS_WAIT_SECONDS}; 0: do not wait)`,
+    )
     .option('--json', 'print the result as JSON instead of a summary')
     .action(async (file: string, flags: IngestFlags & { json?: boolean }) => {
       if (flags.nats !== undefined) {
@@ -109,7 +133,12 @@ export function register(program: Command): void {
           progress.bar.stop();
           if (flags.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
           else printNatsSummary(file, summary);
-          if (summary.rejectedCount > 0) process.exitCode = EXIT.FAILURE;
+          const worker = summary.worker;
+          if (
+            summary.rejectedCount + (worker?.rejectedCount ?? 0) > 0 ||
+            (worker?.deadLettered.length ?? 0) > 0
+          )
+            process.exitCode = EXIT.FAILURE;
         } finally {
           progress.bar.stop();
         }

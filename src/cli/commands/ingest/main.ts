@@ -24,6 +24,7 @@ export interface IngestFlags {
   chunkLines?: string | undefined;
   nats?: string | undefined;
   organization?: string | undefined;
+  wait?: string | undefined;
 }
 
 export interface IngestSettings extends IngestTarget {
@@ -172,7 +173,13 @@ export async function ingestMain(input: IngestCommandInput): Promise<IngestSumma
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** `--nats` and `--organization` (the subject's organization), with --chunk-lines as lines per message. */
+/** How long `wfapi ingest --nats` waits for the worker's reports unless --wait says otherwise. */
+export const DEFAULT_NATS_WAIT_SECONDS = 30;
+
+/**
+ * `--nats` and `--organization` (the subject's organization), with --chunk-lines as lines per
+ * message and --wait as the seconds to wait for the worker's reports.
+ */
 export function natsSettings(flags: IngestFlags): NatsTarget {
   const organizationId = flags.organization;
   if (!organizationId || !UUID.test(organizationId)) {
@@ -191,6 +198,7 @@ export function natsSettings(flags: IngestFlags): NatsTarget {
       1,
       positiveInt(flags.chunkLines, '--chunk-lines', DEFAULT_NATS_CHUNK_LINES, 100_000),
     ),
+    waitMs: positiveInt(flags.wait, '--wait', DEFAULT_NATS_WAIT_SECONDS, 86_400) * 1000,
   };
 }
 
@@ -203,7 +211,8 @@ export interface NatsIngestSummary extends NatsPublishResult {
 
 /**
  * Publishes an NDJSON file (or standard input) to the organization's ingest subject. The worker
- * stores the lines later; what it rejects it publishes on `rejectedSubject`.
+ * stores the lines later and publishes what it rejects on `rejectedSubject`; with `waitMs` the
+ * command waits for that and reports it (`worker`).
  */
 export async function ingestNatsMain(
   input: NatsTarget & {

@@ -16,6 +16,7 @@ import {
   rejectedSubject,
 } from '../../../ingest/nats-jetstream.js';
 import type { NdjsonLine } from '../../../ingest/ndjson-lines.js';
+import { awaitWorkerReports, type WorkerReports } from './worker-reports.js';
 
 /** Lines per message unless --chunk-lines says otherwise; a message also stays within the server's max_payload. */
 export const DEFAULT_NATS_CHUNK_LINES = 1000;
@@ -28,6 +29,11 @@ export interface NatsTarget {
   readonly natsUrl: string;
   readonly organizationId: string;
   readonly chunkLines: number;
+  /**
+   * How long to wait, once everything is published, for the worker to process the messages and
+   * report their rejected lines (`--wait`); 0 or absent: do not wait.
+   */
+  readonly waitMs?: number;
 }
 
 export interface NatsPublishProgress {
@@ -49,6 +55,8 @@ export interface NatsPublishResult {
   /** Lines that could not be sent at all; they are sent as blank lines, to keep line numbers. */
   readonly rejected: ReadonlyArray<{ line: number; error: string }>;
   readonly rejectedCount: number;
+  /** What the worker reported of these messages, when the command waited for it. */
+  readonly worker?: WorkerReports;
 }
 
 /** Thrown when publishing stops; the messages confirmed before are stored, and a re-run is safe. */
@@ -91,6 +99,9 @@ export async function publishNdjson(
   onProgress?: (progress: NatsPublishProgress) => void,
 ): Promise<NatsPublishResult> {
   const subject = ingestSubject(target.organizationId);
+  const startedAt = Date.now();
+  const sequences = new Set<number>();
+  let worker: WorkerReports | undefined;
   let nc: NatsConnection;
   try {
     nc = await connect({ servers: target.natsUrl.split(',').map((url) => url.trim()), name: 'wfapi-ingest' });
@@ -129,6 +140,7 @@ export async function publishNdjson(
         .then(
           (ack) => {
             messages++;
+            sequences.add(ack.seq);
             if (ack.duplicate) duplicates++;
             published += count;
           },
@@ -180,6 +192,14 @@ export async function publishNdjson(
     await flush();
     await Promise.all(inFlight);
     if (failure) throw failure;
+    if (target.waitMs && sequences.size > 0) {
+      worker = await awaitWorkerReports(jsm, {
+        organizationId: target.organizationId,
+        sequences,
+        startedAt,
+        waitMs: target.waitMs,
+      });
+    }
   } catch (error) {
     throw new NatsPublishError(
       `publishing to ${target.natsUrl} failed: ${(error as Error).message}`,
@@ -197,5 +217,6 @@ export async function publishNdjson(
     duplicates,
     rejected,
     rejectedCount: rejected.length,
+    ...(worker ? { worker } : {}),
   };
 }
