@@ -26,12 +26,12 @@ export const MAX_LINES = 10_000;
 function toFilter(input: WorkflowExecutionsInput<ApiScalars>): ExecutionFilter | undefined {
   checkListBound('status', input.status, 10);
   checkRange(input.from, input.to);
+  const search = searchText(input.search);
   let workflowUuid: string | undefined;
   if (input.workflowUuid !== undefined && input.workflowUuid !== null) {
     workflowUuid = normalizeUuid(input.workflowUuid);
     if (workflowUuid === undefined) return undefined;
   }
-  const search = searchText(input.search);
   return {
     workflowUuid,
     statuses: input.status ?? undefined,

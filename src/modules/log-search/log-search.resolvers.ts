@@ -2,7 +2,7 @@ import { badInput } from '../../errors.js';
 import type { Resolvers } from '../../schema/resolver-types.generated.js';
 import { subfieldNames } from '../../schema/selected-fields.js';
 import { once } from '../shared/once.js';
-import { likePattern, toPaging } from '../shared/paging.js';
+import { checkTextBound, likePattern, toPaging } from '../shared/paging.js';
 import { windowOf } from '../shared/time-window.js';
 import { normalizeUuid } from '../shared/uuid.js';
 import { countLogMatches, type LogSearch, searchLogs, searchLogsCounted } from './log-search.store.js';
@@ -17,6 +17,7 @@ export const logSearchResolvers: Resolvers = {
       if ([...input.query].length < MIN_QUERY_LENGTH) {
         throw badInput(`query must be at least ${MIN_QUERY_LENGTH} characters`);
       }
+      checkTextBound('query', input.query);
       const window = windowOf(input);
       const paging = toPaging(input.page);
       if (paging.offset + paging.limit > MAX_COUNTED_MATCHES) {
