@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AbortWatch } from '../db/database.js';
 import {
@@ -190,7 +191,11 @@ class TimeLimit implements AbortWatch {
     // Like an AbortSignal, an abort already past calls no listener added after it.
     if (this.hasPassed) return;
     this.arm();
-    this.controller ??= new AbortController();
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      // Each statement waiting for its turn listens (up to the alias limit's worth): not a leak.
+      setMaxListeners(0, this.controller.signal);
+    }
     this.controller.signal.addEventListener(type, listener, options);
   }
 
