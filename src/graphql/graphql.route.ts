@@ -50,7 +50,7 @@ export function registerGraphqlRoutes(app: FastifyInstance, deps: GraphqlRouteDe
         const build = (admitted: Principal) => {
           const read = reads.forRequest(signal);
           const db = shares.forTenant(read.db, admitted.organizationId, signal);
-          return createContext(db, admitted, read.completeUpTo);
+          return createContext(db, admitted, config.limits.maxAnswerBytes, read.completeUpTo);
         };
         return principal instanceof Promise ? principal.then(build) : build(principal);
       },

@@ -1,6 +1,7 @@
 import { badInput } from '../../errors.js';
 import type { Resolvers } from '../../schema/resolver-types.generated.js';
 import { subfieldNames } from '../../schema/selected-fields.js';
+import { LINE_OVERHEAD_BYTES, megabytes } from '../shared/answer-budget.js';
 import { once } from '../shared/once.js';
 import { checkTextBound, likePattern, toPaging } from '../shared/paging.js';
 import { windowOf } from '../shared/time-window.js';
@@ -56,15 +57,27 @@ export const logSearchResolvers: Resolvers = {
     },
   },
   SearchExecutionLogsOutput: {
-    data: async (parent) =>
-      (await parent.page()).map((row) => ({
+    data: async (parent, _args, ctx) => {
+      const rows = await parent.page();
+      // A page is at most 100 lines: it is measured once read, and refused before it is answered.
+      const textBytes = rows.reduce(
+        (sum, row) => sum + Buffer.byteLength(row.message) + Buffer.byteLength(row.node_id),
+        0,
+      );
+      ctx.answerBytes.charge(
+        textBytes + rows.length * LINE_OVERHEAD_BYTES,
+        (max) =>
+          `searchExecutionLogs: the page's ${rows.length} lines hold ${megabytes(textBytes)} of text, more than this answer may still carry (its budget is ${max}); ask for a smaller page`,
+      );
+      return rows.map((row) => ({
         workflowExecutionUUID: row.workflow_execution_uuid,
         workflowUUID: row.workflow_uuid,
         workflowName: row.workflow_name,
         nodeID: row.node_id,
         timestamp: row.timestamp,
         message: row.message,
-      })),
+      }));
+    },
     count: async (parent) => Math.min(await parent.count(), MAX_COUNTED_MATCHES),
     countIsExact: async (parent) => (await parent.count()) <= MAX_COUNTED_MATCHES,
   },
