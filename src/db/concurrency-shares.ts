@@ -43,11 +43,6 @@ export class ConcurrencyShares {
     return shared;
   }
 
-  /** Tenants with statements running or waiting now (for tests and metrics). */
-  get busyTenants(): number {
-    return this.shares.size;
-  }
-
   private async withTurn<T>(tenant: string, signal: AbortWatch, work: () => Promise<T>): Promise<T> {
     const share = await this.turn(tenant, signal);
     try {
