@@ -80,15 +80,19 @@ async function openScratch(kind: string): Promise<{ db: Database; cleanup(): Pro
   };
 }
 
-async function post(url: string, key: string, query: string): Promise<{ status: number; ms: number }> {
+async function post(
+  url: string,
+  key: string,
+  query: string,
+): Promise<{ status: number; ms: number; text: string }> {
   const started = performance.now();
   const response = await fetch(`${url}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Apikey ${key}` },
     body: JSON.stringify({ query }),
   });
-  await response.arrayBuffer();
-  return { status: response.status, ms: performance.now() - started };
+  const text = await response.text();
+  return { status: response.status, ms: performance.now() - started, text };
 }
 
 interface Arm {
@@ -98,17 +102,21 @@ interface Arm {
   readonly p50: number;
   readonly p99: number;
   readonly heavyAnswered: number;
+  /** Of them, answered otherwise than 200 (503 at their time limit). */
+  readonly heavyRefused: number;
 }
 
 /** READS single reads of `quiet`, one after the other, while `noisy` (if given) sends heavy requests. */
 async function measure(url: string, quiet: Tenant, noisy: Tenant | undefined, arm: string): Promise<Arm> {
   let running = noisy !== undefined;
   let heavyAnswered = 0;
+  let heavyRefused = 0;
   const heavy = Promise.all(
     Array.from({ length: noisy ? PARALLEL : 0 }, async () => {
       while (running) {
-        await post(url, noisy!.key, HEAVY);
+        const answer = await post(url, noisy!.key, HEAVY);
         heavyAnswered++;
+        if (answer.status !== 200) heavyRefused++;
       }
     }),
   );
@@ -118,7 +126,10 @@ async function measure(url: string, quiet: Tenant, noisy: Tenant | undefined, ar
     for (let i = 0; i < READS; i++) {
       const read = await post(url, quiet.key, LIGHT);
       if (read.status === 200) latencies.push(read.ms);
-      else failed++;
+      else {
+        failed++;
+        if (failed === 1) console.error(`first failed read: ${read.status} ${read.text.slice(0, 200)}`);
+      }
     }
   } finally {
     running = false;
@@ -132,6 +143,7 @@ async function measure(url: string, quiet: Tenant, noisy: Tenant | undefined, ar
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     heavyAnswered,
+    heavyRefused,
   };
 }
 
@@ -167,6 +179,17 @@ async function main(): Promise<void> {
       );
       try {
         for (let i = 0; i < 20; i++) await post(server.url, quiet.key, LIGHT);
+        if (!loaded) {
+          const one = HEAVY.replace(/ s1: .*/, ' }');
+          const times: number[] = [];
+          for (let i = 0; i < 5; i++) times.push((await post(server.url, noisy.key, one)).ms);
+          console.log(
+            `one heavy search alone (median of 5): ${percentile(
+              times.sort((a, b) => a - b),
+              50,
+            ).toFixed(0)} ms`,
+          );
+        }
         arms.push(await measure(server.url, quiet, loaded ? noisy : undefined, arm));
       } finally {
         await server.close();
@@ -176,11 +199,13 @@ async function main(): Promise<void> {
     console.log(
       `noisy neighbour, ${args.db}: ${READS} single reads per arm, ${PARALLEL} heavy requests in parallel, ${DECOYS} decoy lines`,
     );
-    console.log('| arm | reads failed | p50 ms | p99 ms | p99 / idle p99 | heavy requests answered |');
+    console.log(
+      '| arm | reads failed | p50 ms | p99 ms | p99 / idle p99 | heavy requests answered (of them 503) |',
+    );
     console.log('|---|---|---|---|---|---|');
     for (const arm of arms) {
       console.log(
-        `| ${arm.arm} | ${arm.failed} of ${arm.reads} | ${arm.p50.toFixed(1)} | ${arm.p99.toFixed(1)} | ${(arm.p99 / idle).toFixed(2)}x | ${arm.heavyAnswered} |`,
+        `| ${arm.arm} | ${arm.failed} of ${arm.reads} | ${arm.p50.toFixed(1)} | ${arm.p99.toFixed(1)} | ${(arm.p99 / idle).toFixed(2)}x | ${arm.heavyAnswered} (${arm.heavyRefused}) |`,
       );
     }
   } finally {

@@ -52,8 +52,9 @@ export interface Config {
     /**
      * Database statements one organization's `/graphql` requests run at once; the next wait
      * their turn, so one key cannot take the pool or the embedded database from the others.
+     * Unset: 2 on PostgreSQL, 1 on the embedded database (one connection).
      */
-    readonly dbConcurrencyPerOrganization: number;
+    readonly dbConcurrencyPerOrganization: number | undefined;
     /**
      * Bytes of log text one `/graphql` answer may carry; a log read past it is refused before it
      * is read, naming the paged ways to read the lines.
@@ -245,7 +246,7 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
       requestTimeoutMs: int(env, 'WFAPI_REQUEST_TIMEOUT_MS', 10_000, 10, 600_000),
       ingestMaxBodyBytes: int(env, 'WFAPI_INGEST_MAX_BYTES', 2 ** 31, 1000, Number.MAX_SAFE_INTEGER),
       ingestBatchSize: int(env, 'WFAPI_INGEST_BATCH_SIZE', 5000, 1, 100_000),
-      dbConcurrencyPerOrganization: int(env, 'WFAPI_DB_CONCURRENCY_PER_ORG', 2, 1, 500),
+      dbConcurrencyPerOrganization: optionalInt(env, 'WFAPI_DB_CONCURRENCY_PER_ORG', 1, 500),
       maxAnswerBytes: int(env, 'WFAPI_MAX_ANSWER_BYTES', 16 * 1024 * 1024, 1000, 2 ** 30),
     },
     rateLimit: {

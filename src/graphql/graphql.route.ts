@@ -27,7 +27,9 @@ export interface GraphqlRouteDeps {
 
 export function registerGraphqlRoutes(app: FastifyInstance, deps: GraphqlRouteDeps): void {
   const { config, documents, admit, reads } = deps;
-  const shares = new ConcurrencyShares(config.limits.dbConcurrencyPerOrganization);
+  const shares = new ConcurrencyShares(
+    config.limits.dbConcurrencyPerOrganization ?? (deps.db.kind === 'pglite' ? 1 : 2),
+  );
   // The last freshness answered: a key's credentials (and their dataAsOf, the same Date) are
   // reused for a second, as is a replica's measured state, so most requests answer the very
   // extensions the previous one made (frozen: every answer shares them).
