@@ -53,6 +53,17 @@ export interface Config {
     /** How many times its compressed size a gzip `/ingest` body may decompress to. */
     readonly ingestMaxGzipRatio: number;
     readonly ingestBatchSize: number;
+    /**
+     * Database statements one organization's `/graphql` requests run at once; the next wait
+     * their turn, so one key cannot take the pool or the embedded database from the others.
+     * Unset: 2 on PostgreSQL, 1 on the embedded database (one connection).
+     */
+    readonly dbConcurrencyPerOrganization: number | undefined;
+    /**
+     * Bytes of log text one `/graphql` answer may carry; a log read past it is refused before it
+     * is read, naming the paged ways to read the lines.
+     */
+    readonly maxAnswerBytes: number;
   };
   /** Per API key. */
   readonly rateLimit: RateLimitConfig;
@@ -256,6 +267,8 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
       ),
       ingestMaxGzipRatio: int(env, 'WFAPI_INGEST_MAX_GZIP_RATIO', 100, 2, 1_000_000),
       ingestBatchSize: int(env, 'WFAPI_INGEST_BATCH_SIZE', 5000, 1, 100_000),
+      dbConcurrencyPerOrganization: optionalInt(env, 'WFAPI_DB_CONCURRENCY_PER_ORG', 1, 500),
+      maxAnswerBytes: int(env, 'WFAPI_MAX_ANSWER_BYTES', 16 * 1024 * 1024, 1000, 2 ** 30),
     },
     rateLimit: {
       burst: int(env, 'WFAPI_RATE_LIMIT_BURST', 200, 1, 1_000_000),

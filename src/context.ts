@@ -1,5 +1,6 @@
 import type { Database, Queryable } from './db/database.js';
 import type { Principal } from './modules/auth/authenticate.js';
+import { AnswerBudget } from './modules/shared/answer-budget.js';
 
 /** A module's batched loaders, made for one request and scoped to its organization. */
 export type LoaderFactory<T> = (db: Queryable, organizationId: string) => T;
@@ -28,17 +29,24 @@ export class RequestLoaders {
 }
 
 /**
- * A request's context: `db` is the database its reads go to (a replica or the primary), and
- * `completeUpTo` what that database is known to hold when it is a replica, which bounds the
- * answer's freshness (`dataAsOf`) below the organization's last ingestion.
+ * A request's context: `db` is the database its reads go to (a replica or the primary),
+ * `maxAnswerBytes` the log text its answer may carry (AnswerBudget), and `completeUpTo` what that
+ * database is known to hold when it is a replica, which bounds the answer's freshness
+ * (`dataAsOf`) below the organization's last ingestion.
  */
-export function createContext(db: Database, principal: Principal, completeUpTo?: Date) {
+export function createContext(
+  db: Database,
+  principal: Principal,
+  maxAnswerBytes: number,
+  completeUpTo?: Date,
+) {
   return {
     db,
     principal,
     organizationId: principal.organizationId,
     dataAsOf: earlier(principal.dataAsOf, completeUpTo),
     loaders: new RequestLoaders(db, principal.organizationId),
+    answerBytes: new AnswerBudget(maxAnswerBytes),
   };
 }
 

@@ -127,31 +127,46 @@ export function openPostgres(url: string, options: PostgresOptions): Database {
   // Generic plans need prepared statements: unnamed ones are planned for each execution anyway.
   const modeOf = (text: string): PlanMode => (named && text.startsWith(GENERIC_PLAN) ? 'generic' : 'default');
 
+  /**
+   * What pool.query does, with the session's plan mode set first (a connection is shared by
+   * statements that want generic plans and statements that must not have them), and, with
+   * `signal`, the statement cancelled on the server once it aborts: a request cut by its time
+   * limit does not leave its statement running until statement_timeout.
+   */
+  async function run<Row>(text: string, params: readonly unknown[] | undefined, signal?: AbortWatch) {
+    const client = (await pool.connect()) as PooledSession;
+    let lost: Error | undefined;
+    const onConnectionLost = (error: Error) => {
+      lost = error;
+    };
+    client.on('error', onConnectionLost);
+    let failed: Error | undefined;
+    const onAbort = () => {
+      // The cancel request may land after this statement ended: the connection is then not
+      // reused, so that it can never cancel another statement.
+      failed ??= canceledError();
+      cancelStatement(url, client);
+    };
+    try {
+      if (signal?.aborted) throw canceledError();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      await enterPlanMode(client, modeOf(text));
+      const result = await client.query(config(text, params));
+      return result.rows as Row[];
+    } catch (error) {
+      failed ??= error as Error;
+      throw error;
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      client.off('error', onConnectionLost);
+      // As pool.query: a connection whose statement failed, or that was lost, is not reused.
+      client.release(failed ?? lost);
+    }
+  }
+
   const self: Database = {
     kind: 'postgres',
-    async query<Row>(text: string, params?: readonly unknown[]) {
-      // What pool.query does, with the session's plan mode set first: a connection is shared by
-      // statements that want generic plans and statements that must not have them.
-      const client = (await pool.connect()) as PooledSession;
-      let lost: Error | undefined;
-      const onConnectionLost = (error: Error) => {
-        lost = error;
-      };
-      client.on('error', onConnectionLost);
-      let failed: Error | undefined;
-      try {
-        await enterPlanMode(client, modeOf(text));
-        const result = await client.query(config(text, params));
-        return result.rows as Row[];
-      } catch (error) {
-        failed = error as Error;
-        throw error;
-      } finally {
-        client.off('error', onConnectionLost);
-        // As pool.query: a connection whose statement failed, or that was lost, is not reused.
-        client.release(failed ?? lost);
-      }
-    },
+    query: <Row>(text: string, params?: readonly unknown[]) => run<Row>(text, params),
     async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
       const client = (await pool.connect()) as PooledSession;
       let broken = false;
@@ -192,7 +207,7 @@ export function openPostgres(url: string, options: PostgresOptions): Database {
         client.release(broken);
       }
     },
-    abortable: (signal) => new AbortablePostgres(self, signal),
+    abortable: (signal) => new AbortablePostgres(self, run, signal),
     async ping() {
       await pool.query('select 1');
     },
@@ -209,9 +224,39 @@ export function openPostgres(url: string, options: PostgresOptions): Database {
   return self;
 }
 
+type RunStatement = <Row>(
+  text: string,
+  params: readonly unknown[] | undefined,
+  signal?: AbortWatch,
+) => Promise<Row[]>;
+
 /**
- * The pool for one request: the server's statement_timeout cancels a running statement; once
- * `signal` aborts, the caller starts none. A class rather than a copy of the pool's handle with
+ * Asks the server to cancel what `client` runs now, over a connection of its own (PostgreSQL's
+ * cancel request: no pool slot, no authentication). Best effort: a failure to reach the server
+ * leaves the statement to statement_timeout.
+ */
+function cancelStatement(url: string, client: pg.PoolClient): void {
+  const { processID, secretKey } = client as pg.PoolClient & { processID: number; secretKey: number };
+  const canceller = new pg.Client({ connectionString: url }) as pg.Client & {
+    connection: CancelConnection;
+  };
+  const { connection, host, port } = canceller;
+  connection.on('error', () => {});
+  connection.on('connect', () => connection.cancel(processID, secretKey));
+  if (host.startsWith('/')) connection.connect(`${host}/.s.PGSQL.${port}`);
+  else connection.connect(port, host);
+}
+
+/** The parts of node-postgres's untyped protocol connection that send a cancel request. */
+interface CancelConnection {
+  on(event: 'error' | 'connect', listener: () => void): void;
+  connect(port: number | string, host?: string): void;
+  cancel(processID: number, secretKey: number): void;
+}
+
+/**
+ * The pool for one request: once `signal` aborts, its running statement is cancelled on the
+ * server and the caller starts none. A class rather than a copy of the pool's handle with
  * three closures, since every request makes one.
  */
 class AbortablePostgres implements Database {
@@ -219,6 +264,7 @@ class AbortablePostgres implements Database {
 
   constructor(
     private readonly pool: Database,
+    private readonly run: RunStatement,
     private readonly signal: AbortWatch,
   ) {}
 
@@ -227,7 +273,7 @@ class AbortablePostgres implements Database {
   }
 
   query<Row>(text: string, params?: readonly unknown[]): Promise<Row[]> {
-    return this.signal.aborted ? Promise.reject(canceledError()) : this.pool.query<Row>(text, params);
+    return this.signal.aborted ? Promise.reject(canceledError()) : this.run<Row>(text, params, this.signal);
   }
 
   transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { createContext } from '../context.js';
+import { ConcurrencyShares } from '../db/concurrency-shares.js';
 import type { Database } from '../db/database.js';
 import type { ReadRouter } from '../db/replicas/read-router.js';
 import type { AdmitKey } from '../http/admit-key.js';
@@ -26,6 +27,9 @@ export interface GraphqlRouteDeps {
 
 export function registerGraphqlRoutes(app: FastifyInstance, deps: GraphqlRouteDeps): void {
   const { config, documents, admit, reads } = deps;
+  const shares = new ConcurrencyShares(
+    config.limits.dbConcurrencyPerOrganization ?? (deps.db.kind === 'pglite' ? 1 : 2),
+  );
   // The last freshness answered: a key's credentials (and their dataAsOf, the same Date) are
   // reused for a second, as is a replica's measured state, so most requests answer the very
   // extensions the previous one made (frozen: every answer shares them).
@@ -47,7 +51,8 @@ export function registerGraphqlRoutes(app: FastifyInstance, deps: GraphqlRouteDe
         const principal = admit(request, reply);
         const build = (admitted: Principal) => {
           const read = reads.forRequest(signal);
-          return createContext(read.db, admitted, read.completeUpTo);
+          const db = shares.forTenant(read.db, admitted.organizationId, signal);
+          return createContext(db, admitted, config.limits.maxAnswerBytes, read.completeUpTo);
         };
         return principal instanceof Promise ? principal.then(build) : build(principal);
       },

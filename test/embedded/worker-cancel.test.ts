@@ -94,7 +94,7 @@ describe('the embedded database in its worker thread', { skip: TEST_DB !== 'pgli
     assert.doesNotMatch(serve.stderr(), /Error|uncaught/i);
   });
 
-  it('cancels a running statement at once and runs the statements queued behind it on a new worker', async () => {
+  it('cancels a running statement that outlasts the cancel grace and runs the statements queued behind it on a new worker', async () => {
     const db = await openEmbedded(join(dir, 'second'));
     try {
       await db.query('create table kept (x int)');
@@ -103,7 +103,8 @@ describe('the embedded database in its worker thread', { skip: TEST_DB !== 'pgli
       const sleeping = db.abortable(AbortSignal.timeout(200)).query('select pg_sleep(60)');
       const queued = db.query<{ n: number }>('select count(*)::int as n from kept');
       await assert.rejects(sleeping, { code: '57014' });
-      assert.ok(performance.now() - started < 1_500, 'the cancelled statement was waited for');
+      // The abort at 200 ms, then half a second of grace, then the worker is replaced.
+      assert.ok(performance.now() - started < 3_000, 'the cancelled statement was waited for');
       assert.deepEqual(await queued, [{ n: 2 }]);
       assert.ok(performance.now() - started < 30_000, 'the queued statement waited for the sleep');
       const aborted = new AbortController();

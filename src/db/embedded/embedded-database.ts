@@ -40,6 +40,14 @@ const SYSTEM_CLOCK: HandOverClock = {
   clearTimeout: (timer) => clearTimeout(timer as NodeJS.Timeout),
 };
 
+/**
+ * How long a running statement whose caller aborted may still finish before its worker is
+ * replaced: a replacement costs every caller about a second (a new worker opens the data
+ * directory), so a statement nearly done is cheaper to let finish (issue 44: one key's requests
+ * cut by their time limit replaced the worker again and again, stalling everyone).
+ */
+const CANCEL_GRACE_MS = 500;
+
 interface Waiter {
   grant(): void;
   readonly signal: AbortWatch | undefined;
@@ -53,7 +61,8 @@ interface Waiter {
  * messages, so it stays free while statements run (a health check answers during a bulk load).
  *
  * Cancellation: a statement of an aborted caller that has not started is dropped; one that is
- * running cannot be interrupted inside PGlite, so its worker is terminated and a new one opened
+ * running cannot be interrupted inside PGlite, so unless it ends within CANCEL_GRACE_MS its
+ * worker is terminated and a new one opened
  * on the same data directory (as after a crash, PostgreSQL recovers from its write-ahead log).
  * Callers queued meanwhile wait and then run on the new worker. In memory (`memory://`) a new
  * worker would start empty, so there a running statement is left to finish.
@@ -180,12 +189,16 @@ export class EmbeddedDatabase implements Database {
     const connection = await this.current();
     const answer = connection.send(statement);
     if (!signal || !this.onDisk) return answer;
-    const onAbort = () => void this.replace(connection, canceledError());
+    let grace: NodeJS.Timeout | undefined;
+    const onAbort = () => {
+      grace = setTimeout(() => void this.replace(connection, canceledError()), CANCEL_GRACE_MS);
+    };
     signal.addEventListener('abort', onAbort, { once: true });
     try {
       return await answer;
     } finally {
       signal.removeEventListener('abort', onAbort);
+      clearTimeout(grace);
     }
   }
 

@@ -17,9 +17,9 @@ import {
 function toFilter(input: WorkflowDeploymentsInput<ApiScalars>): DeploymentFilter | undefined {
   checkListBound('status', input.status, 10);
   checkRange(input.from, input.to);
+  const search = searchText(input.search);
   const workflowUuid = normalizeUuid(input.workflowUUID);
   if (workflowUuid === undefined) return undefined;
-  const search = searchText(input.search);
   return {
     workflowUuid,
     statuses: input.status ?? undefined,

@@ -4,6 +4,7 @@ import { countWindows } from '../../rollups/execution-counts.store.js';
 import type { Resolvers } from '../../schema/resolver-types.generated.js';
 import type { ApiScalars } from '../../schema/scalars.js';
 import type { WorkflowExecutionsInput } from '../../schema/schema-types.generated.js';
+import { LINE_OVERHEAD_BYTES, megabytes } from '../shared/answer-budget.js';
 import { listParent } from '../shared/list-parent.js';
 import { checkListBound, checkRange, likePattern, type Paging, searchText } from '../shared/paging.js';
 import { normalizeUuid } from '../shared/uuid.js';
@@ -18,6 +19,7 @@ import {
   listEvents,
   listExecutions,
   listLogs,
+  logTextOfExecution,
 } from './executions.store.js';
 
 /** Lines returned for one execution at most (logs, events). */
@@ -26,12 +28,12 @@ export const MAX_LINES = 10_000;
 function toFilter(input: WorkflowExecutionsInput<ApiScalars>): ExecutionFilter | undefined {
   checkListBound('status', input.status, 10);
   checkRange(input.from, input.to);
+  const search = searchText(input.search);
   let workflowUuid: string | undefined;
   if (input.workflowUuid !== undefined && input.workflowUuid !== null) {
     workflowUuid = normalizeUuid(input.workflowUuid);
     if (workflowUuid === undefined) return undefined;
   }
-  const search = searchText(input.search);
   return {
     workflowUuid,
     statuses: input.status ?? undefined,
@@ -125,8 +127,15 @@ export const executionsResolvers: Resolvers = {
     },
     workflowExecutionLogs: async (_parent, { input }, ctx) => {
       const uuid = normalizeUuid(input.workflowExecutionUUID);
-      const rows =
-        uuid === undefined ? undefined : await listLogs(ctx.db, ctx.organizationId, uuid, MAX_LINES);
+      if (uuid === undefined) return { data: null };
+      // Decided before a line is read: an answer past the budget is never built.
+      const { lines, textBytes } = await logTextOfExecution(ctx.db, ctx.organizationId, uuid, MAX_LINES);
+      ctx.answerBytes.charge(
+        textBytes + lines * LINE_OVERHEAD_BYTES,
+        (max) =>
+          `workflowExecutionLogs: the execution's ${lines} lines hold ${megabytes(textBytes)} of text, more than this answer may still carry (its budget is ${max}); read them page by page with searchExecutionLogs (workflowUUID, nodeID and a time window narrow it)`,
+      );
+      const rows = await listLogs(ctx.db, ctx.organizationId, uuid, MAX_LINES);
       return { data: rows?.map(toLog) ?? null };
     },
     workflowExecutionEvents: async (_parent, { input }, ctx) => {

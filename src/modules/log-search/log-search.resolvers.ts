@@ -1,8 +1,9 @@
 import { badInput } from '../../errors.js';
 import type { Resolvers } from '../../schema/resolver-types.generated.js';
 import { subfieldNames } from '../../schema/selected-fields.js';
+import { LINE_OVERHEAD_BYTES, megabytes } from '../shared/answer-budget.js';
 import { once } from '../shared/once.js';
-import { likePattern, toPaging } from '../shared/paging.js';
+import { checkTextBound, likePattern, toPaging } from '../shared/paging.js';
 import { windowOf } from '../shared/time-window.js';
 import { normalizeUuid } from '../shared/uuid.js';
 import { countLogMatches, type LogSearch, searchLogs, searchLogsCounted } from './log-search.store.js';
@@ -17,6 +18,7 @@ export const logSearchResolvers: Resolvers = {
       if ([...input.query].length < MIN_QUERY_LENGTH) {
         throw badInput(`query must be at least ${MIN_QUERY_LENGTH} characters`);
       }
+      checkTextBound('query', input.query);
       const window = windowOf(input);
       const paging = toPaging(input.page);
       if (paging.offset + paging.limit > MAX_COUNTED_MATCHES) {
@@ -55,15 +57,27 @@ export const logSearchResolvers: Resolvers = {
     },
   },
   SearchExecutionLogsOutput: {
-    data: async (parent) =>
-      (await parent.page()).map((row) => ({
+    data: async (parent, _args, ctx) => {
+      const rows = await parent.page();
+      // A page is at most 100 lines: it is measured once read, and refused before it is answered.
+      const textBytes = rows.reduce(
+        (sum, row) => sum + Buffer.byteLength(row.message) + Buffer.byteLength(row.node_id),
+        0,
+      );
+      ctx.answerBytes.charge(
+        textBytes + rows.length * LINE_OVERHEAD_BYTES,
+        (max) =>
+          `searchExecutionLogs: the page's ${rows.length} lines hold ${megabytes(textBytes)} of text, more than this answer may still carry (its budget is ${max}); ask for a smaller page`,
+      );
+      return rows.map((row) => ({
         workflowExecutionUUID: row.workflow_execution_uuid,
         workflowUUID: row.workflow_uuid,
         workflowName: row.workflow_name,
         nodeID: row.node_id,
         timestamp: row.timestamp,
         message: row.message,
-      })),
+      }));
+    },
     count: async (parent) => Math.min(await parent.count(), MAX_COUNTED_MATCHES),
     countIsExact: async (parent) => (await parent.count()) <= MAX_COUNTED_MATCHES,
   },

@@ -44,7 +44,23 @@ export function likePattern(search: string): string {
   return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-/** Search text that means "no filter": absent or empty. */
+/**
+ * Characters a text filter (`search`, log search's `query`) may have at most: a substring match
+ * costs the database in proportion to its length for every row it reads, so an unbounded one
+ * let a single request hold the database for seconds (issue 44).
+ */
+export const MAX_SEARCH_LENGTH = 200;
+
+/** Rejects a text filter longer than MAX_SEARCH_LENGTH characters (code points), naming the field. */
+export function checkTextBound(name: string, text: string): void {
+  if (text.length > MAX_SEARCH_LENGTH && [...text].length > MAX_SEARCH_LENGTH) {
+    throw badInput(`${name} must be at most ${MAX_SEARCH_LENGTH} characters`);
+  }
+}
+
+/** Search text that means "no filter": absent or empty; longer than its bound is refused. */
 export function searchText(search: string | null | undefined): string | undefined {
-  return search === undefined || search === null || search === '' ? undefined : search;
+  if (search === undefined || search === null || search === '') return undefined;
+  checkTextBound('search', search);
+  return search;
 }
