@@ -13,6 +13,7 @@ import {
   type SimulationPlan,
 } from '../../../simulate/index.js';
 import { CliError, EXIT } from '../../exit-codes.js';
+import { plural } from '../../render/plural.js';
 import { oneLine, serveConfig } from '../serve/main.js';
 import { checkPortFree, listenFailure } from '../serve/port-check.js';
 import { DEMO_RULE_NAME, type DemoReceiver, ensureDemoRule, startDemoReceiver } from './alert-receiver.js';
@@ -147,7 +148,7 @@ export async function demo(env: Readonly<Record<string, string | undefined>>, fl
     } catch (error) {
       throw listenFailure(error, config.host, config.port);
     }
-    const days = state.days === 1 ? '1 day' : `${state.days} days`;
+    const days = plural(state.days, 'day');
     io.stdout.write(
       renderBanner({
         url,
@@ -169,7 +170,7 @@ export async function demo(env: Readonly<Record<string, string | undefined>>, fl
               ? ''
               : ` (reused; ${count(first.execution)} executions of the time since the last run added so far)`),
           later.length > 0
-            ? `loading   older days in the background, newest first (${later.length} windows): they fill in over a minute or two`
+            ? `loading   older days in the background, newest first (${plural(later.length, 'window')}): they fill in over a minute or two`
             : 'loading   complete',
           flags.live ? 'live      new executions arrive as they happen (every second)' : 'live      off',
         ],
