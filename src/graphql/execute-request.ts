@@ -129,12 +129,14 @@ function sendRequestErrors(
 /**
  * A request's time limit: it aborts, as the request's AbortWatch, with the time-limit error once
  * `ms` have passed. Its timer is armed only when work waits (a `run` given a promise) or a
- * statement listens for the abort, and its AbortController only in the second case: a request
- * answered without waiting (`{ __typename }`, or a cached authentication of a trivial query)
- * needs neither, and the limit's clock still counts from the request's start.
+ * statement listens for the abort: a request answered without waiting (`{ __typename }`, or a
+ * cached authentication of a trivial query) needs none, and the limit's clock still counts from
+ * the request's start. Its listeners are a set of its own, not an AbortSignal's: every statement
+ * waiting for the embedded database's connection listens, and an AbortSignal warns past ten
+ * (MaxListenersExceededWarning, printed by 20 aliased `workflow` fields of the console).
  */
 class TimeLimit implements AbortWatch {
-  private controller: AbortController | undefined;
+  private readonly listeners = new Set<() => void>();
   private hasPassed = false;
   private readonly deadline: number;
   private timer: NodeJS.Timeout | undefined;
@@ -157,7 +159,9 @@ class TimeLimit implements AbortWatch {
     this.timer = setTimeout(
       () => {
         this.hasPassed = true;
-        this.controller?.abort(this.error);
+        const listeners = [...this.listeners];
+        this.listeners.clear();
+        for (const listener of listeners) listener();
         this.expire?.(this.error);
       },
       Math.max(1, Math.ceil(this.deadline - performance.now())),
@@ -186,16 +190,16 @@ class TimeLimit implements AbortWatch {
     return this.hasPassed;
   }
 
-  addEventListener(type: 'abort', listener: () => void, options: { once: true }): void {
+  /** Each listener is called once, when the limit passes (`{ once: true }`, as every caller asks). */
+  addEventListener(_type: 'abort', listener: () => void, _options: { once: true }): void {
     // Like an AbortSignal, an abort already past calls no listener added after it.
     if (this.hasPassed) return;
     this.arm();
-    this.controller ??= new AbortController();
-    this.controller.signal.addEventListener(type, listener, options);
+    this.listeners.add(listener);
   }
 
-  removeEventListener(type: 'abort', listener: () => void): void {
-    this.controller?.signal.removeEventListener(type, listener);
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    this.listeners.delete(listener);
   }
 
   get passed(): boolean {
