@@ -170,7 +170,7 @@ export async function demo(env: Readonly<Record<string, string | undefined>>, fl
               ? ''
               : ` (reused; ${count(first.execution)} executions of the time since the last run added so far)`),
           later.length > 0
-            ? `loading   older days in the background, newest first (${plural(later.length, 'window')}): they fill in over a minute or two`
+            ? `loading   older days in the background, newest first (${plural(later.length, 'window')}): they fill in over 10 to 30 minutes`
             : 'loading   complete',
           flags.live ? 'live      new executions arrive as they happen (every second)' : 'live      off',
         ],
