@@ -37,7 +37,7 @@ export async function extendedOnlyName(error: WfapiError): Promise<string | unde
   const hosted = buildASTSchema(publicSdlDocument('hosted'));
   const extended = buildASTSchema(publicSdlDocument('extended'));
   const name = named.find((name) => has(extended, name) && !has(hosted, name));
-  return name && name.filter(Boolean).join('.');
+  return name?.filter(Boolean).join('.');
 }
 
 /** `wfapi errors`, `wfapi keys create`: the command as typed, from commander's command. */
