@@ -218,6 +218,17 @@ function str(env: Env, name: string): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
+/** A PostgreSQL connection URL: any other scheme (mysql://, a bare host) fails here, not at connect time. */
+function postgresUrl<T extends string | undefined>(name: string, raw: T): T {
+  if (raw !== undefined && !/^postgres(ql)?:\/\//i.test(raw)) {
+    const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(raw)?.[1];
+    throw new ConfigError(
+      `${name} must be a postgres:// or postgresql:// URL${scheme ? `, got a ${scheme}: URL` : ''}`,
+    );
+  }
+  return raw;
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const SCHEMA_KINDS = ['hosted', 'extended'] as const satisfies readonly SchemaKind[];
 
@@ -237,8 +248,10 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
   const base: Config = {
     port: int(env, 'PORT', 4000, 0, 65535),
     host: str(env, 'HOST') ?? '127.0.0.1',
-    databaseUrl: str(env, 'DATABASE_URL'),
-    databaseReplicaUrls: list(str(env, 'DATABASE_REPLICA_URLS')),
+    databaseUrl: postgresUrl('DATABASE_URL', str(env, 'DATABASE_URL')),
+    databaseReplicaUrls: list(str(env, 'DATABASE_REPLICA_URLS')).map((url) =>
+      postgresUrl('DATABASE_REPLICA_URLS', url),
+    ),
     replicaMaxLagMs: int(env, 'WFAPI_REPLICA_MAX_LAG_MS', 10_000, 0, 3_600_000),
     dataDir: str(env, 'WFAPI_DATA_DIR') ?? './.wfapi',
     dbPoolSize: int(env, 'WFAPI_DB_POOL_SIZE', 10, 1, 500),

@@ -71,7 +71,12 @@ export function errorBody(error: AppError, withData = false): Record<string, unk
   return withData ? { data: null, ...body } : body;
 }
 
-export const UNAUTHENTICATED_MESSAGE = 'Invalid or missing API key';
+/**
+ * The one message of every refused key, whatever the reason (contract: the same body): it names
+ * the expected form, so a caller who sent `Bearer <key>` learns the scheme without being told
+ * which check failed.
+ */
+export const UNAUTHENTICATED_MESSAGE = 'Invalid or missing API key: send it as Authorization: Apikey <key>';
 
 export const unauthenticated = () =>
   new AppError('UNAUTHENTICATED', UNAUTHENTICATED_MESSAGE, { headers: { 'www-authenticate': 'Apikey' } });

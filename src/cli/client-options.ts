@@ -1,6 +1,7 @@
-import { type Command, Option } from 'commander';
-import { Client, endpointOf } from '../client/index.js';
+import { Command, Option } from 'commander';
+import { Client, endpointOf, ValidationError } from '../client/index.js';
 import { CliError, EXIT } from './exit-codes.js';
+import { commandLine, extendedOnlyName } from './hosted-schema.js';
 import { cliErrorOf } from './sdk-errors.js';
 import { durationOption } from './time-input.js';
 
@@ -59,6 +60,14 @@ export function withClient<Args extends unknown[]>(
     try {
       await action(client, ...args);
     } catch (error) {
+      const extended = error instanceof ValidationError ? await extendedOnlyName(error) : undefined;
+      if (extended) {
+        const command = commandLine(args.find((arg): arg is Command => arg instanceof Command));
+        throw new CliError(
+          `the server at ${client.endpoint} serves the hosted schema (WFAPI_SCHEMA=hosted), which has no ${extended}; ${command} needs the extended schema (the default: start the server without WFAPI_SCHEMA=hosted)`,
+          EXIT.USAGE,
+        );
+      }
       throw cliErrorOf(error, client.endpoint);
     }
   };

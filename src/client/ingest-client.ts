@@ -103,6 +103,13 @@ function readChunkAnswer(answer: Answer): ChunkAnswer {
   const message = `${status} ${errorMessage(answer)}`;
   if (status === 429) throw new RateLimitError(message, details);
   if (status >= 500) throw new ServerError(message, details);
+  // wfapi serves POST /ingest only with an ingest token configured (contract section 3).
+  if (status === 404) {
+    throw new WfapiError(
+      `the server has no ingest endpoint (${message}): start it with WFAPI_INGEST_TOKEN set to enable POST /ingest, or check the URL`,
+      details,
+    );
+  }
   throw new WfapiError(`the server refused the upload: ${message}`, details);
 }
 

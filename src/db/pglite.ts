@@ -37,6 +37,8 @@ export async function createPglite(dataDir: string): Promise<PGlite> {
   const onDisk = !dataDir.startsWith('memory://');
   if (onDisk) makePrivateDirectory(dataDir);
   const db = await PGlite.create(dataDir, {
+    // A checkpoint keeps no more than max_wal_size of old log for reuse (PGlite's default: 1 GB).
+    startParams: [...PGlite.defaultStartParams, '-c', 'max_wal_size=64MB', '-c', 'min_wal_size=32MB'],
     extensions: { btree_gin, pg_trgm },
     serializers: { [TIMESTAMPTZ_OID]: serializeTimestamp, [TIMESTAMP_OID]: serializeTimestamp },
   });

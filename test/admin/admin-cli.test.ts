@@ -84,6 +84,24 @@ describe('wfapi orgs / members / keys', () => {
     assert.notEqual(listed[0].revokedAt, null);
   });
 
+  it('shows a member without a role as having none, and its status on a row of its own', async () => {
+    const org = json(await admin(['orgs', 'create', '--name', 'Roleless Org', '--json']));
+    const created = await admin([
+      'members',
+      'create',
+      '--org',
+      org.organizationId,
+      '--email',
+      'plain@roleless.example',
+      '--name',
+      'Plain',
+    ]);
+    assert.equal(created.code, 0, created.stderr);
+    assert.match(created.stdout, /^\s*role\s+none \(neither ROOT nor ADMIN\)$/m);
+    assert.match(created.stdout, /^\s*status\s+JOINED$/m);
+    assert.doesNotMatch(created.stdout, /role\s+JOINED/);
+  });
+
   it('switches deploy access (403 / 200) and deletes an organization (403)', async () => {
     const org = json(await admin(['orgs', 'create', '--name', 'Beta', '--restriction', 'GATED', '--json']));
     assert.equal(org.restrictionStatus, 'GATED');

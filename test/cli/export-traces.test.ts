@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
@@ -200,7 +200,7 @@ describe('wfapi export traces', () => {
         finishedAt: new Date(startedAt + 100).toISOString(),
       });
       await ingest(ctx.db, [fresh]);
-      await follower.waitFor(/exported 1 executions/, 30_000, 'stderr');
+      await follower.waitFor(/exported 1 execution as/, 30_000, 'stderr');
       assert.ok(runSpanOf(fresh.uuid), 'the new execution was sent');
       assert.equal(receiver.spans.length, 4);
       const exit = await follower.kill('SIGTERM');
@@ -248,5 +248,51 @@ describe('wfapi export traces', () => {
     // Nothing was accepted, so the next run starts from the beginning.
     await exportTraces(['--state', state]);
     assert.equal(receiver.spans.length, 2);
+  });
+
+  it("creates the --state file's missing folders, readable only by the user, and saves the state there", async () => {
+    await seed(3);
+    const state = join(dir, 'var', 'lib', 'wfapi', 'traces.state.json');
+    const first = await exportTraces(['--state', state]);
+    assert.match(first.stderr, /exported 3 executions .*; state saved to/);
+    assert.equal((await stat(join(dir, 'var', 'lib', 'wfapi'))).mode & 0o777, 0o700);
+    assert.equal(JSON.parse(await readFile(state, 'utf8')).kind, 'traces');
+    receiver.reset();
+    await exportTraces(['--state', state]);
+    assert.equal(receiver.spans.length, 0, 'the second run sends nothing new');
+  });
+
+  it('saves what was accepted when Ctrl-C stops the first --follow pass, and the next run sends only the rest', async () => {
+    // Two batches of executions: the first is accepted, the second meets an outage and retries.
+    await seed(150);
+    const state = join(dir, 'interrupted.state.json');
+    receiver.outageAfter['/v1/traces'] = 1;
+    const follower = startWfapi(
+      ['export', 'traces', '--endpoint', receiver.url, '--state', state, '--follow', '--retries', '50'],
+      { env: cleanEnv(env()), timeoutMs: 120_000 },
+    );
+    try {
+      await follower.waitFor(/sending spans failed \(HTTP 503\); retry 1/, 90_000, 'stderr');
+      const exit = await follower.kill('SIGINT');
+      assert.equal(exit.code, 0, follower.stderr());
+      assert.match(
+        follower.stderr(),
+        /interrupted: 100 executions sent to .* before the stop; state saved to/,
+      );
+    } finally {
+      await follower.kill();
+    }
+    const saved = JSON.parse(await readFile(state, 'utf8'));
+    assert.equal(saved.watermark, new Date(data.executions[99]!.startedAt as string).toISOString());
+    receiver.reset();
+    await exportTraces(['--state', state]);
+    const sent = receiver.spans.filter((span) => span.parentSpanId === '');
+    assert.deepEqual(
+      sent.map((span) => span.attributes['cicd.pipeline.run.id']).sort(),
+      data.executions
+        .slice(100)
+        .map((e) => e.uuid)
+        .sort(),
+    );
   });
 });

@@ -9,7 +9,7 @@ describe("background work on the embedded database's one connection", { skip: TE
   let db: EmbeddedDatabase;
   const clock = new ManualClock();
   before(async () => {
-    db = await openEmbedded('memory://', clock);
+    db = await openEmbedded('memory://', {}, clock);
   });
   after(() => db?.close());
 

@@ -351,7 +351,12 @@ describe('GET /events', () => {
       assert.equal(answer.status, 401);
       assert.equal(answer.headers.get('www-authenticate'), 'Apikey');
       assert.deepEqual(answer.body, {
-        errors: [{ message: 'Invalid or missing API key', extensions: { code: 'UNAUTHENTICATED' } }],
+        errors: [
+          {
+            message: 'Invalid or missing API key: send it as Authorization: Apikey <key>',
+            extensions: { code: 'UNAUTHENTICATED' },
+          },
+        ],
       });
     }
     const bad: Array<[string, Record<string, string>, RegExp]> = [

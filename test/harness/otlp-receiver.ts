@@ -65,6 +65,8 @@ export class OtlpReceiver {
   readonly requests: { path: string; contentType: string | undefined }[] = [];
   /** Statuses to answer before accepting again, per path (e.g. [503] for one refusal). */
   readonly refusals: Record<string, number[]> = {};
+  /** Per path, the number of requests accepted before every later one is answered 503 (an outage). */
+  readonly outageAfter: Record<string, number> = {};
   private server: Server | undefined;
   url = '';
 
@@ -75,7 +77,10 @@ export class OtlpReceiver {
       request.on('end', () => {
         const path = request.url ?? '';
         this.requests.push({ path, contentType: request.headers['content-type'] });
-        const refusal = this.refusals[path]?.shift();
+        const seen = this.requests.filter((r) => r.path === path).length - 1;
+        const outage =
+          this.outageAfter[path] !== undefined && seen >= this.outageAfter[path] ? 503 : undefined;
+        const refusal = outage ?? this.refusals[path]?.shift();
         if (refusal !== undefined) {
           response.writeHead(refusal, { 'content-type': 'application/x-protobuf' }).end();
           return;
@@ -99,6 +104,7 @@ export class OtlpReceiver {
     this.logRecords.length = 0;
     this.requests.length = 0;
     for (const path of Object.keys(this.refusals)) delete this.refusals[path];
+    for (const path of Object.keys(this.outageAfter)) delete this.outageAfter[path];
   }
 
   async close(): Promise<void> {

@@ -67,6 +67,8 @@ describe('authentication over HTTP', () => {
       assert.equal(answer.text, reference.text, name);
     });
     assert.equal(errorCode(reference), 'UNAUTHENTICATED');
+    // The one message names the expected form, so `Bearer <key>` learns its scheme.
+    assert.match(reference.body.errors[0].message, /Authorization: Apikey <key>/);
     assert.equal(reference.body.data, undefined);
     // The same key still works: only the bad credentials were refused.
     assert.equal((await ask(apikey(tenant.key))).status, 200);

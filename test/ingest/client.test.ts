@@ -145,3 +145,21 @@ describe('uploadNdjson', () => {
     }
   });
 });
+
+describe('uploadNdjson to a server without an ingest token', () => {
+  const ctx = useServer({ ingestToken: undefined });
+
+  it('stops at the first 404 and says the server needs WFAPI_INGEST_TOKEN', async () => {
+    const retries: string[] = [];
+    await assert.rejects(
+      uploadNdjson({ url: ctx.server.url, token: INGEST_TOKEN }, linesOf(['{}']), {
+        onRetry: ({ reason }) => retries.push(reason),
+      }),
+      (error: unknown) =>
+        error instanceof IngestUploadError &&
+        error.status === 404 &&
+        /no ingest endpoint .*WFAPI_INGEST_TOKEN/.test(error.message),
+    );
+    assert.deepEqual(retries, []);
+  });
+});

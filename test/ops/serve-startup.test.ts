@@ -62,6 +62,12 @@ describe('wfapi serve startup failures', () => {
     ['--port abc', {}, ['--port', 'abc'], /PORT must be an integer between 0 and 65535, got "abc"/],
     ['WFAPI_LOG_LEVEL=loud', { WFAPI_LOG_LEVEL: 'loud' }, [], /WFAPI_LOG_LEVEL must be one of/],
     [
+      'DATABASE_URL=mysql://x',
+      { DATABASE_URL: 'mysql://x' },
+      [],
+      /DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL, got a mysql: URL/,
+    ],
+    [
       'WFAPI_DB_PREPARED_STATEMENTS=yes',
       { WFAPI_DB_PREPARED_STATEMENTS: 'yes' },
       [],

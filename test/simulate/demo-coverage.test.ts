@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { addInterval, missingFrom, newestFirst } from '../../src/cli/commands/demo/coverage.js';
+import { addInterval, missingFrom, newestFirst, splitAt } from '../../src/cli/commands/demo/coverage.js';
 import { planLoad } from '../../src/cli/commands/demo/loader.js';
 import { DAY, smallWorld, UNTIL } from './world-fixture.js';
 
@@ -51,5 +51,22 @@ describe('demo data coverage', () => {
     assert.equal(later.catalogue.filter((r) => r.type === 'workflow').length, 0);
     const longAfter = planLoad(world, { loaded, days: 3 }, UNTIL + 40 * DAY);
     assert.deepEqual(longAfter.windows.at(-1), [UNTIL + 37 * DAY, UNTIL + 38 * DAY]);
+  });
+
+  it('cuts the windows at an instant: the newer parts load before the banner, the older in the background', () => {
+    const [newer, older] = splitAt(
+      [
+        [20, 30],
+        [10, 20],
+        [0, 5],
+      ],
+      25,
+    );
+    assert.deepEqual(newer, [[25, 30]]);
+    assert.deepEqual(older, [
+      [20, 25],
+      [10, 20],
+      [0, 5],
+    ]);
   });
 });

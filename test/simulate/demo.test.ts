@@ -58,7 +58,7 @@ describe('wfapi demo', () => {
       assert.match(first.demo.stdout(), /curl -s http:\/\/\S+\/graphql .*Apikey wfk_/);
       const early = await query(first.url, first.key);
       assert.equal(early.workflows, 6);
-      assert.ok(early.executions > 0, 'the last day is loaded before the banner');
+      assert.ok(early.executions > 0, 'the last hour is loaded before the banner');
       await eventually(() => first.demo.stderr().includes('demo history complete'), 120_000, 'the history');
       before = await query(first.url, first.key);
       assert.ok(before.executions > 2000 && before.executions < 4000, `${before.executions} executions`);
@@ -82,7 +82,7 @@ describe('wfapi demo', () => {
       assert.equal(second.key, first.key);
       assert.equal(second.adminToken, first.adminToken);
       assert.match(second.demo.stdout(), /reused/);
-      assert.doesNotMatch(second.demo.stderr(), /loading the last day/);
+      assert.doesNotMatch(second.demo.stderr(), /loading the last hour/);
       const again = await query(second.url, second.key);
       assert.equal(again.workflows, 6);
       assert.ok(again.executions >= before.executions, `${again.executions} < ${before.executions}`);

@@ -1,9 +1,12 @@
 import { type AbortWatch, type Database, eitherAborted, type Transaction } from '../database.js';
 import { canceledError, connectionError } from '../db-errors.js';
 import { keepPrivate } from '../private-files.js';
-import type { Statement } from './protocol.js';
+import type { Statement, WorkerOptions } from './protocol.js';
 import { runTransaction } from './run-transaction.js';
 import { WorkerConnection } from './worker-connection.js';
+
+/** How the worker runs the database: see WorkerOptions. */
+export type EmbeddedOptions = Omit<WorkerOptions, 'dataDir'>;
 
 /** A holder of the one connection: what `lease` hands out, for one statement or a transaction. */
 export interface Lease {
@@ -83,18 +86,26 @@ export class EmbeddedDatabase implements Database {
   private replaced: WorkerConnection | undefined;
   private readonly onDisk: boolean;
 
+  private readonly dataDir: string;
+
   private constructor(
-    private readonly dataDir: string,
+    private readonly options: WorkerOptions,
     first: WorkerConnection,
     private readonly clock: HandOverClock,
   ) {
     this.connection = Promise.resolve(first);
-    this.onDisk = !dataDir.startsWith('memory://');
+    this.dataDir = options.dataDir;
+    this.onDisk = !this.dataDir.startsWith('memory://');
   }
 
   /** Opens PGlite on `dataDir` in a worker thread. */
-  static async open(dataDir: string, clock: HandOverClock = SYSTEM_CLOCK): Promise<EmbeddedDatabase> {
-    return new EmbeddedDatabase(dataDir, await WorkerConnection.start(dataDir), clock);
+  static async open(
+    dataDir: string,
+    options: EmbeddedOptions = {},
+    clock: HandOverClock = SYSTEM_CLOCK,
+  ): Promise<EmbeddedDatabase> {
+    const worker: WorkerOptions = { dataDir, ...options };
+    return new EmbeddedDatabase(worker, await WorkerConnection.start(worker), clock);
   }
 
   /**
@@ -207,7 +218,7 @@ export class EmbeddedDatabase implements Database {
     const connection = await this.connection.catch(() => undefined);
     if (this.closed) throw connectionError('database is closed');
     if (connection === undefined) {
-      this.connection = WorkerConnection.start(this.dataDir);
+      this.connection = WorkerConnection.start(this.options);
       return this.connection.catch((error: Error) => {
         throw connectionError(`cannot reopen the embedded database: ${error.message}`, '57P03');
       });
@@ -225,7 +236,7 @@ export class EmbeddedDatabase implements Database {
     this.replaced = connection;
     this.connection = (async () => {
       await connection.terminate(reason);
-      return WorkerConnection.start(this.dataDir);
+      return WorkerConnection.start(this.options);
     })();
     return this.connection;
   }
@@ -286,6 +297,10 @@ export class EmbeddedDatabase implements Database {
 }
 
 /** The embedded database on `dataDir`, in a worker thread (see EmbeddedDatabase). */
-export function openEmbedded(dataDir: string, clock?: HandOverClock): Promise<EmbeddedDatabase> {
-  return EmbeddedDatabase.open(dataDir, clock);
+export function openEmbedded(
+  dataDir: string,
+  options?: EmbeddedOptions,
+  clock?: HandOverClock,
+): Promise<EmbeddedDatabase> {
+  return EmbeddedDatabase.open(dataDir, options, clock);
 }

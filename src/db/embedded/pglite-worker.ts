@@ -6,7 +6,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { PGlite } from '@electric-sql/pglite';
 import { createPglite } from '../pglite.js';
-import { errorData, type WorkerReply, type WorkerRequest } from './protocol.js';
+import { errorData, type WorkerOptions, type WorkerReply, type WorkerRequest } from './protocol.js';
+import { WalCheckpointer } from './wal-checkpoint.js';
 
 const port = parentPort!;
 const reply = (message: WorkerReply) => port.postMessage(message);
@@ -25,7 +26,9 @@ async function execute(db: PGlite, request: WorkerRequest): Promise<unknown[]> {
 }
 
 try {
-  const db = await createPglite((workerData as { dataDir: string }).dataDir);
+  const options = workerData as WorkerOptions;
+  const db = await createPglite(options.dataDir);
+  const wal = new WalCheckpointer(db, options.walCheckpointBytes);
   // Statements run strictly one after the other: a transaction's statements arrive in order.
   let previous: Promise<unknown> = Promise.resolve();
   port.on('message', (request: WorkerRequest) => {
@@ -34,7 +37,11 @@ try {
         reply({ id: request.id, rows: await execute(db, request) });
       } catch (error) {
         reply({ id: request.id, error: errorData(error) });
+        return;
       }
+      // After the answer, before the next statement. A checkpoint that fails (a full disk) is
+      // tried again after the next write; the statements themselves then report the disk.
+      if (request.op !== 'close') await wal.after(request).catch(() => {});
     });
   });
   reply({ ready: true });

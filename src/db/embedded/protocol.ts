@@ -9,6 +9,13 @@ export type Statement =
   | { readonly op: 'query'; readonly text: string; readonly params?: readonly unknown[] | undefined }
   | { readonly op: 'copy'; readonly text: string; readonly chunks: readonly string[] };
 
+/** What the worker is started with. */
+export interface WorkerOptions {
+  readonly dataDir: string;
+  /** WAL written between checkpoints (WAL_CHECKPOINT_BYTES unless given). */
+  readonly walCheckpointBytes?: number | undefined;
+}
+
 export type WorkerRequest = { readonly id: number } & (Statement | { readonly op: 'close' });
 
 /** A database error as plain data: its message, name and PostgreSQL fields (code, detail...). */

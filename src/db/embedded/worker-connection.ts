@@ -1,7 +1,13 @@
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../../worker-thread.js';
 import { connectionError } from '../db-errors.js';
-import { errorFrom, type Statement, type WorkerReply, type WorkerRequest } from './protocol.js';
+import {
+  errorFrom,
+  type Statement,
+  type WorkerOptions,
+  type WorkerReply,
+  type WorkerRequest,
+} from './protocol.js';
 
 const WORKER_MODULE = new URL('./pglite-worker.js', import.meta.url);
 
@@ -29,8 +35,8 @@ export class WorkerConnection {
   }
 
   /** Starts a worker and resolves once PGlite is open in it (rejects if it cannot be opened). */
-  static start(dataDir: string): Promise<WorkerConnection> {
-    const worker = startWorker(WORKER_MODULE, { workerData: { dataDir } });
+  static start(options: WorkerOptions): Promise<WorkerConnection> {
+    const worker = startWorker(WORKER_MODULE, { workerData: options });
     return new Promise((resolve, reject) => {
       const early = (error: Error) => reject(error);
       const exited = (code: number) =>

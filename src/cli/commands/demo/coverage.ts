@@ -39,3 +39,20 @@ export function newestFirst(intervals: readonly Interval[], width: number): Inte
   }
   return windows;
 }
+
+/**
+ * The windows cut at `instant`, each list in the order given: the parts after it (loaded before
+ * the banner) and the parts up to it (loaded in the background).
+ */
+export function splitAt(
+  windows: readonly Interval[],
+  instant: number,
+): [newer: Interval[], older: Interval[]] {
+  const newer: Interval[] = [];
+  const older: Interval[] = [];
+  for (const [after, until] of windows) {
+    if (until > instant) newer.push([Math.max(after, instant), until]);
+    if (after < instant) older.push([after, Math.min(until, instant)]);
+  }
+  return [newer, older];
+}

@@ -3,7 +3,7 @@ import { type Config, ConfigError, loadConfig } from '../../../config.js';
 import type { Database } from '../../../db/database.js';
 import { type EmbeddedDatabase, openEmbedded } from '../../../db/embedded/embedded-database.js';
 import { migrated } from '../../../db/open.js';
-import { DAY } from '../../../modules/shared/time.js';
+import { DAY, HOUR } from '../../../modules/shared/time.js';
 import {
   createWorld,
   type Detail,
@@ -13,12 +13,13 @@ import {
   type SimulationPlan,
 } from '../../../simulate/index.js';
 import { CliError, EXIT } from '../../exit-codes.js';
+import { plural } from '../../render/plural.js';
 import { oneLine, serveConfig } from '../serve/main.js';
 import { checkPortFree, listenFailure } from '../serve/port-check.js';
 import { DEMO_RULE_NAME, type DemoReceiver, ensureDemoRule, startDemoReceiver } from './alert-receiver.js';
 import { loadInBackground } from './background-load.js';
 import { renderBanner } from './banner.js';
-import { addInterval, type Interval } from './coverage.js';
+import { addInterval, type Interval, splitAt } from './coverage.js';
 import { loadWindows, planLoad, storeRecords } from './loader.js';
 import { type DemoState, newToken, readState, statePath, writeState } from './state.js';
 import { createDemoTenant, workingKey } from './tenant.js';
@@ -43,6 +44,11 @@ export interface DemoIo {
 
 /** Executions of the last days get every node's log lines; older ones a few (a faster first start). */
 const FULL_DETAIL_DAYS = 2;
+/**
+ * What loads before the banner: the last hour (some 140 executions of the default month, a
+ * second or two). The last day took 23 to 139 s on a busy machine; the rest loads in the background.
+ */
+const BEFORE_BANNER = HOUR;
 /** The state file is rewritten at most this often while live data flows. */
 const SAVE_EVERY_MS = 10_000;
 
@@ -126,11 +132,12 @@ export async function demo(env: Readonly<Record<string, string | undefined>>, fl
     // workflows are complete while their executions load newest first.
     await storeRecords(db, load.catalogue, emptyCounts());
     const windows = load.windows;
-    const urgent = windows.filter(([, until]) => until > now - DAY);
-    const later = windows.filter(([, until]) => until <= now - DAY);
+    const [urgent, later] = splitAt(windows, now - BEFORE_BANNER);
     const loadOptions = { signal: io.signal, detail, onWindow: (w: Interval) => markLoaded(w, true) };
     if (urgent.length > 0)
-      say(firstStart ? 'loading the last day of the demo month...' : 'filling the gap since the last run...');
+      say(
+        firstStart ? 'loading the last hour of the demo month...' : 'filling the gap since the last run...',
+      );
     const first = await loadWindows(db, world, urgent, loadOptions);
     if (io.signal.aborted) return;
 
@@ -141,7 +148,7 @@ export async function demo(env: Readonly<Record<string, string | undefined>>, fl
     } catch (error) {
       throw listenFailure(error, config.host, config.port);
     }
-    const days = state.days === 1 ? '1 day' : `${state.days} days`;
+    const days = plural(state.days, 'day');
     io.stdout.write(
       renderBanner({
         url,
@@ -163,7 +170,7 @@ export async function demo(env: Readonly<Record<string, string | undefined>>, fl
               ? ''
               : ` (reused; ${count(first.execution)} executions of the time since the last run added so far)`),
           later.length > 0
-            ? `loading   older days in the background, newest first (${later.length} windows): they fill in over a minute or two`
+            ? `loading   older days in the background, newest first (${plural(later.length, 'window')}): they fill in over 10 to 30 minutes`
             : 'loading   complete',
           flags.live ? 'live      new executions arrive as they happen (every second)' : 'live      off',
         ],

@@ -4,6 +4,7 @@ import { WorkflowExecutionStatusValues } from '../../../client/index.js';
 import { type ConnectionOptions, withClient, withConnectionOptions } from '../../client-options.js';
 import { CliError } from '../../exit-codes.js';
 import { enumListOption } from '../../option-parsers.js';
+import { plural } from '../../render/plural.js';
 import { progressBar } from '../../render/progress-bar.js';
 import { durationOption, formatInstant } from '../../time-input.js';
 import { resolveWorkflow } from '../../workflow-ref.js';
@@ -20,9 +21,9 @@ import { registerTraces } from './traces/cli.js';
 import { withWindowOptions } from './window.js';
 
 const ROW_NOUNS: Readonly<Record<ExportKind, string>> = {
-  executions: 'executions',
-  logs: 'log lines',
-  events: 'capability events',
+  executions: 'execution',
+  logs: 'log line',
+  events: 'capability event',
 };
 
 interface ExportOptions extends ConnectionOptions {
@@ -117,10 +118,10 @@ function describe(kind: ExportKind, statePath: string | undefined, summary: Expo
   if (summary.empty) {
     return `nothing new to export: executions from ${formatInstant(window.from!)} on have not settled yet (the window ends at ${formatInstant(window.to!)}: --until, or now minus --lag)`;
   }
-  const lines = kind === 'executions' ? '' : ` of ${summary.executions} executions`;
+  const lines = kind === 'executions' ? '' : ` of ${plural(summary.executions, 'execution')}`;
   const range = window.to ? ` started up to ${formatInstant(window.to)}` : '';
   const saved = statePath === undefined ? '' : `; state saved to ${statePath}`;
-  return `exported ${summary.rows} ${ROW_NOUNS[kind]}${lines}${range}${saved}`;
+  return `exported ${plural(summary.rows, ROW_NOUNS[kind])}${lines}${range}${saved}`;
 }
 
 /** Standard output with backpressure; a closed pipe (EPIPE) aborts the export instead of crashing. */

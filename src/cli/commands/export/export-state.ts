@@ -1,4 +1,5 @@
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { WorkflowExecutionStatusValues } from '../../../client/index.js';
 import { CliError, EXIT } from '../../exit-codes.js';
 import type { ExportFilter, ExportWindow } from './window.js';
@@ -62,8 +63,21 @@ export async function readState(path: string): Promise<ExportState | undefined> 
   return raw as unknown as ExportState;
 }
 
+/**
+ * Makes the state file's folder, and its missing parents, readable only by the user (an
+ * existing folder is left as it is): checked before a run sends anything, not after.
+ */
+async function makeFolder(path: string): Promise<void> {
+  try {
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw invalid(path, `cannot create its folder (${(error as Error).message})`);
+  }
+}
+
 /** Replaces the state file atomically: a crash leaves the old state or the new one, never half of one. */
 export async function writeState(path: string, state: ExportState): Promise<void> {
+  await makeFolder(path);
   const temporary = `${path}.${process.pid}.tmp`;
   await writeFile(temporary, `${JSON.stringify(state, null, 2)}\n`);
   await rename(temporary, path);
@@ -80,7 +94,14 @@ export interface StateStore {
 }
 
 export function fileStateStore(path: string): StateStore {
-  return { label: path, read: () => readState(path), write: (state) => writeState(path, state) };
+  return {
+    label: path,
+    read: async () => {
+      await makeFolder(path);
+      return readState(path);
+    },
+    write: (state) => writeState(path, state),
+  };
 }
 
 export function memoryStateStore(): StateStore {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { DEFAULT_CHUNK_LINES } from '../../../client/ingest-client.js';
 import { EXIT } from '../../exit-codes.js';
+import { plural } from '../../render/plural.js';
 import { progressBar } from '../../render/progress-bar.js';
 import {
   DEFAULT_NATS_WAIT_SECONDS,
@@ -22,13 +23,15 @@ function printSummary(source: string, summary: IngestSummary): void {
   const rate = summary.seconds > 0 ? Math.round(summary.lines / summary.seconds) : summary.lines;
   process.stdout.write(
     `${source === '-' ? 'stdin' : source}: ${summary.accepted} accepted, ${summary.rejectedCount} rejected, ` +
-      `${summary.lines} lines in ${summary.seconds.toFixed(1)} s (${rate} lines/s)\n`,
+      `${plural(summary.lines, 'line')} in ${summary.seconds.toFixed(1)} s (${rate} lines/s)\n`,
   );
   for (const rejection of summary.rejected.slice(0, SHOWN_REJECTIONS)) {
     process.stderr.write(`line ${rejection.line}: ${rejection.error}\n`);
   }
   if (summary.rejectedCount > SHOWN_REJECTIONS) {
-    process.stderr.write(`... and ${summary.rejectedCount - SHOWN_REJECTIONS} more rejected lines\n`);
+    process.stderr.write(
+      `... and ${plural(summary.rejectedCount - SHOWN_REJECTIONS, 'more rejected line')}\n`,
+    );
   }
   if (summary.rejected.some((rejection) => rejection.error.startsWith('unknown organizationId'))) {
     process.stderr.write(

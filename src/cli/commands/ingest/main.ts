@@ -155,7 +155,10 @@ export async function ingestMain(input: IngestCommandInput): Promise<IngestSumma
   } catch (error) {
     if (error instanceof IngestUploadError) {
       const stored = error.partial.accepted;
-      const note = stored > 0 ? `\n${stored} lines were stored; running the same command again is safe` : '';
+      const note =
+        stored > 0
+          ? `\n${stored === 1 ? '1 line was' : `${stored} lines were`} stored; running the same command again is safe`
+          : '';
       throw new CliError(`${error.message}${note}`, exitCodeOf({ status: error.status }));
     }
     throw error;

@@ -2,6 +2,7 @@ import type { CreateMemberInput, Member } from '../../../admin/admin-types.gener
 import type { OrganizationAccount } from '../../../schema/schema-types.generated.js';
 import { type AdminConnection, adminRequest } from '../../admin-client.js';
 import type { Palette } from '../../render/colors.js';
+import { roleAndStatus } from '../../render/member-role.js';
 import { renderFields, renderTable } from '../../render/table.js';
 import { formatInstant } from '../../time-input.js';
 
@@ -42,7 +43,7 @@ export function renderCreatedMember(member: MemberResult, p: Palette): string {
       ['member id', member.memberId],
       ['organization id', member.organizationId],
       ['member', `${p.bold(member.displayName)} <${member.emailAddress}>`],
-      ['role', [member.memberType, member.memberStatus].filter(Boolean).join(', ')],
+      ...roleAndStatus(member),
       ['deploy access', deployAccessText(member.deployAccess)],
       ['created', formatInstant(member.createdAt)],
     ],

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { type ConnectionOptions, withClient, withConnectionOptions } from '../../client-options.js';
 import { stdoutPalette } from '../../render/colors.js';
+import { roleAndStatus } from '../../render/member-role.js';
 import { writeJson, writeText } from '../../render/output.js';
 import { renderFields } from '../../render/table.js';
 import { formatInstant } from '../../time-input.js';
@@ -27,7 +28,7 @@ function render({ endpoint, account, organization }: Whoami): string {
     [
       ['member', account ? `${p.bold(account.displayName)} <${account.emailAddress}>` : ''],
       ['member id', account?.memberId ?? ''],
-      ['role', account ? [account.memberType, account.memberStatus].filter(Boolean).join(', ') : ''],
+      ...(account ? roleAndStatus(account) : [['role', ''] as [string, string]]),
       [
         'organization',
         organization ? `${p.bold(organization.displayName)} (${organization.organizationId})` : '',

@@ -2,6 +2,7 @@ import { type Command, Option } from 'commander';
 import { type ConnectionOptions, withClient, withConnectionOptions } from '../../../client-options.js';
 import { CliError, EXIT } from '../../../exit-codes.js';
 import { packageVersion } from '../../../package-version.js';
+import { plural } from '../../../render/plural.js';
 import { progressBar } from '../../../render/progress-bar.js';
 import { durationOption, formatInstant } from '../../../time-input.js';
 import { resolveWorkflow } from '../../../workflow-ref.js';
@@ -150,17 +151,21 @@ export function registerTraces(exportCommand: Command): void {
               },
               abort.signal,
             );
+            bar.stop();
             process.stderr.write(`wfapi: ${describe(sender.base, options.state, summary)}\n`);
+            // Stopped before the window was done: a one-off export is incomplete.
+            if (summary.interrupted && !options.follow) process.exitCode = EXIT.FAILURE;
           } finally {
             bar.stop();
           }
         };
-        if (!options.follow) return runOnce(Date.now());
+        // Ctrl-C or SIGTERM stops the run where it is; what was accepted is saved (exportWindow).
         const stop = () => abort.abort(new Error('stopped'));
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);
         try {
-          await follow(runOnce, options.interval, abort.signal);
+          if (options.follow) await follow(runOnce, options.interval, abort.signal);
+          else await runOnce(Date.now());
         } finally {
           process.off('SIGINT', stop);
           process.off('SIGTERM', stop);
@@ -174,10 +179,19 @@ export function registerTraces(exportCommand: Command): void {
 /** The closing line of a run on standard error. */
 function describe(endpoint: string, statePath: string | undefined, summary: TracesSummary): string {
   const { window } = summary;
+  if (summary.interrupted) {
+    const kept =
+      statePath === undefined
+        ? ''
+        : window.to
+          ? `; state saved to ${statePath}: the next run starts after ${formatInstant(window.to)}`
+          : `; nothing was accepted, so ${statePath} is as it was`;
+    return `interrupted: ${plural(summary.executions, 'execution')} sent to ${endpoint} before the stop${kept}`;
+  }
   if (summary.empty) {
     return `nothing new to export: executions from ${formatInstant(window.from!)} on have not settled yet`;
   }
   const range = window.to ? ` started up to ${formatInstant(window.to)}` : '';
   const saved = statePath === undefined ? '' : `; state saved to ${statePath}`;
-  return `exported ${summary.executions} executions as ${summary.spans} spans and ${summary.logRecords} log records to ${endpoint}${range}${saved}`;
+  return `exported ${plural(summary.executions, 'execution')} as ${plural(summary.spans, 'span')} and ${plural(summary.logRecords, 'log record')} to ${endpoint}${range}${saved}`;
 }

@@ -24,8 +24,9 @@ export interface TracesSummary extends ExportSummary {
 /**
  * One export of the window's executions as traces: for each batch of executions (oldest first),
  * their events and log lines are read through the SDK, then the batch's spans and log records
- * are sent. The state advances only after the last batch was accepted (exportWindow); a resent
- * batch carries the same ids, so a backend sees the same spans again, not new ones.
+ * are sent. The state advances after the last batch was accepted, or, when `signal` stops the
+ * run, to the last batch accepted (exportWindow); a resent batch carries the same ids, so a
+ * backend sees the same spans again, not new ones.
  */
 export async function exportTraces(
   client: Client,
@@ -38,32 +39,38 @@ export async function exportTraces(
 ): Promise<TracesSummary> {
   let spans = 0;
   let logRecords = 0;
-  const summary = await exportWindow(request, store, async (window) => {
-    const atEnd: string[] = [];
-    let executions = 0;
-    for await (const batch of batchesInWindow(
-      client,
-      request.filter,
-      window,
-      BATCH,
-      progress.start,
-      signal,
-    )) {
-      const traced = await perExecution(batch.executions, (execution) =>
-        detailsOf(client, execution, request.logs, signal),
-      );
-      const batchSpans = traced.flatMap((one) => spansOf(source, one));
-      const batchLogs = traced.flatMap((one) => logRecordsOf(source, one));
-      await sender.sendSpans(batchSpans, signal);
-      await sender.sendLogRecords(batchLogs, signal);
-      spans += batchSpans.length;
-      logRecords += batchLogs.length;
-      executions += batch.executions.length;
-      atEnd.push(...batch.atEnd);
-      progress.update(executions, spans + logRecords);
-    }
-    return { executions, rows: spans + logRecords, atEnd };
-  });
+  const summary = await exportWindow(
+    request,
+    store,
+    async (window, accepted) => {
+      const atEnd: string[] = [];
+      let executions = 0;
+      for await (const batch of batchesInWindow(
+        client,
+        request.filter,
+        window,
+        BATCH,
+        progress.start,
+        signal,
+      )) {
+        const traced = await perExecution(batch.executions, (execution) =>
+          detailsOf(client, execution, request.logs, signal),
+        );
+        const batchSpans = traced.flatMap((one) => spansOf(source, one));
+        const batchLogs = traced.flatMap((one) => logRecordsOf(source, one));
+        await sender.sendSpans(batchSpans, signal);
+        await sender.sendLogRecords(batchLogs, signal);
+        accepted(batch.executions);
+        spans += batchSpans.length;
+        logRecords += batchLogs.length;
+        executions += batch.executions.length;
+        atEnd.push(...batch.atEnd);
+        progress.update(executions, spans + logRecords);
+      }
+      return { executions, rows: spans + logRecords, atEnd };
+    },
+    signal,
+  );
   return { ...summary, spans, logRecords };
 }
 
