@@ -26,6 +26,7 @@ import { openEmbedded } from '../src/db/embedded/embedded-database.js';
 import { migrate } from '../src/db/migrate.js';
 import { openPostgres } from '../src/db/postgres.js';
 import { createTenant, execution, ingest, type Tenant, workflow } from '../test/harness/fixtures.js';
+import { timedPost as post } from '../test/harness/latency.js';
 import { startServer } from '../test/harness/server.js';
 import { percentile } from './lib/stats.js';
 
@@ -78,21 +79,6 @@ async function openScratch(kind: string): Promise<{ db: Database; cleanup(): Pro
       await drop.end();
     },
   };
-}
-
-async function post(
-  url: string,
-  key: string,
-  query: string,
-): Promise<{ status: number; ms: number; text: string }> {
-  const started = performance.now();
-  const response = await fetch(`${url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Apikey ${key}` },
-    body: JSON.stringify({ query }),
-  });
-  const text = await response.text();
-  return { status: response.status, ms: performance.now() - started, text };
 }
 
 interface Arm {

@@ -146,3 +146,19 @@ export function trivialQueryOf(url: string, key: string): () => Promise<void> {
     assert.equal(answer.status, 200);
   };
 }
+
+/** One GraphQL request with an API key, timed from send to the whole answer read. */
+export async function timedPost(
+  url: string,
+  key: string,
+  query: string,
+): Promise<{ status: number; ms: number; text: string }> {
+  const started = performance.now();
+  const response = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Apikey ${key}` },
+    body: JSON.stringify({ query }),
+  });
+  const text = await response.text();
+  return { status: response.status, ms: performance.now() - started, text };
+}

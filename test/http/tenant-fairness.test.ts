@@ -8,6 +8,7 @@ import { openEmbedded } from '../../src/db/embedded/embedded-database.js';
 import { migrate } from '../../src/db/migrate.js';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../harness/database.js';
 import { createTenant, execution, ingest, type Tenant, workflow } from '../harness/fixtures.js';
+import { timedPost as post } from '../harness/latency.js';
 import { startServer, type TestServer } from '../harness/server.js';
 
 /** Lines whose words hold every trigram of HEAVY_QUERY but never the substring: each is read and rechecked. */
@@ -39,17 +40,6 @@ async function serverDatabase(): Promise<{ db: Database; database?: TestDatabase
     },
   };
 }
-
-const post = async (url: string, key: string, query: string) => {
-  const started = performance.now();
-  const response = await fetch(`${url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Apikey ${key}` },
-    body: JSON.stringify({ query }),
-  });
-  const text = await response.text();
-  return { status: response.status, text, ms: performance.now() - started };
-};
 
 describe('one organization cannot take the database from the others', () => {
   let database: Awaited<ReturnType<typeof serverDatabase>>;
