@@ -237,7 +237,13 @@ describe('GET /events', () => {
     const org = tenant.organizationId;
     const flow = workflow(org);
     await ingestOk([flow]);
-    const { port } = new URL(ctx.server.url);
+    // Its own server on the same database, with heartbeats 1 s apart: the stalled client is cut
+    // after two of them, while the reader, which shares this process's event loop with the
+    // server and the ingestion, keeps well within that on a busy machine.
+    const server = await startServer(ctx.db, {
+      events: { pollMs: 20, heartbeatMs: 1000, maxStreamsPerKey: 2, liveWindowMs: 0 },
+    });
+    const { port } = new URL(server.url);
     // A client that sends its request and never reads: from the first change on (Last-Event-ID 0).
     const stalled = connect(Number(port), '127.0.0.1');
     stalled.pause();
@@ -246,7 +252,7 @@ describe('GET /events', () => {
         'Accept: text/event-stream\r\nLast-Event-ID: 0\r\n\r\n',
     );
     const closed = new Promise<void>((resolve) => stalled.once('close', () => resolve()));
-    const reader = await openEvents(ctx.server.url, tenant.key, { lastEventId: '0' });
+    const reader = await openEvents(server.url, tenant.key, { lastEventId: '0' });
     try {
       // About 20 MB of events, far more than the socket buffers hold.
       const big = Array.from({ length: 10 }, (_, i) => ({ error: `${i}`.repeat(10_000), count: 1 }));
@@ -265,12 +271,13 @@ describe('GET /events', () => {
       await closed;
       assert.ok(received < 20_000_000, `received ${received} bytes`);
       // Its slot is free again: with the reader, the key holds its two streams.
-      const another = await openEvents(ctx.server.url, tenant.key);
+      const another = await openEvents(server.url, tenant.key);
       another.close();
       assert.equal(another.status, 200);
     } finally {
       reader.close();
       stalled.destroy();
+      await server.close();
     }
   });
 
