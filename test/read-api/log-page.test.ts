@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { createTenant, execution, ingest, log, type Tenant, workflow } from '../harness/fixtures.js';
-import { startServer, type TestServer } from '../harness/server.js';
-import { useServer } from '../harness/suite.js';
+import type { TestServer } from '../harness/server.js';
+import { useServer, useServerBeside } from '../harness/suite.js';
 import { assertOneError } from './graphql-assertions.js';
 
 const PAGE = `query($uuid: String!, $after: String, $size: Int) {
@@ -62,13 +62,7 @@ async function allPages(server: TestServer, key: string, uuid: string, size?: nu
 
 describe('workflowExecutionLogPage pages one execution’s log lines within the byte budget', () => {
   const ctx = useServer();
-  let small: TestServer;
-  before(async () => {
-    small = await startServer(ctx.db, { limits: { maxAnswerBytes: SMALL_BUDGET } });
-  });
-  after(async () => {
-    await small?.close();
-  });
+  const beside = useServerBeside(ctx, { limits: { maxAnswerBytes: SMALL_BUDGET } });
 
   it('returns every line exactly once across pages, in workflowExecutionLogs’ order (timestamp, then arrival)', async () => {
     const t = await createTenant(ctx.db);
@@ -97,9 +91,9 @@ describe('workflowExecutionLogPage pages one execution’s log lines within the 
   it('ends a page early, with its cursor, when its next line would pass the budget, and reads on to the last line', async () => {
     const t = await createTenant(ctx.db);
     const uuid = await executionWithLines(ctx.db, t, Array(30).fill(1_000));
-    const refused = await small.gql(t.key, LOGS, { uuid });
+    const refused = await beside.server.gql(t.key, LOGS, { uuid });
     assertOneError(refused, 'BAD_USER_INPUT', /workflowExecutionLogPage/);
-    const pages = await allPages(small, t.key, uuid);
+    const pages = await allPages(beside.server, t.key, uuid);
     // A line costs its 1,000 characters, its node ID and 64 bytes of JSON: 18 fit in 20,000.
     assert.deepEqual(
       pages.map((page) => page.data.length),
@@ -115,7 +109,7 @@ describe('workflowExecutionLogPage pages one execution’s log lines within the 
   it('shares the budget with the other fields of the request, refusing a page whose first line no longer fits', async () => {
     const t = await createTenant(ctx.db);
     const uuid = await executionWithLines(ctx.db, t, Array(30).fill(1_000));
-    const twice = await small.gql(
+    const twice = await beside.server.gql(
       t.key,
       `query($uuid: String!) {
         a: workflowExecutionLogPage(input: { workflowExecutionUUID: $uuid }) { next }
@@ -126,14 +120,14 @@ describe('workflowExecutionLogPage pages one execution’s log lines within the 
     assert.equal(twice.body.errors?.[0]?.extensions.code, 'BAD_USER_INPUT', JSON.stringify(twice.body));
     assert.match(twice.body.errors[0].message, /ask for this page in a request of its own/);
     // Alone, each page is answered.
-    const alone = await small.gql(t.key, PAGE, { uuid });
+    const alone = await beside.server.gql(t.key, PAGE, { uuid });
     assert.equal(alone.body.data.workflowExecutionLogPage.data.length, 18);
   });
 
   it('answers a line larger than the whole budget alone on its page, and the lines after it on the next', async () => {
     const t = await createTenant(ctx.db);
     const uuid = await executionWithLines(ctx.db, t, [30_000, 500, 500]);
-    const pages = await allPages(small, t.key, uuid);
+    const pages = await allPages(beside.server, t.key, uuid);
     const whole = (await ctx.server.gql(t.key, LOGS, { uuid })).body.data.workflowExecutionLogs
       .data as Line[];
     const big = whole.findIndex((line) => line.message.length === 30_000);
