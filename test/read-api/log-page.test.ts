@@ -141,6 +141,24 @@ describe('workflowExecutionLogPage pages one execution’s log lines within the 
     );
   });
 
+  it('at the default budget reads an execution of 200 lines of 100,000 characters, which workflowExecutionLogs refuses, in two pages', async () => {
+    const t = await createTenant(ctx.db);
+    const uuid = await executionWithLines(ctx.db, t, Array(200).fill(100_000));
+    const refused = await ctx.server.gql(t.key, LOGS, { uuid });
+    assert.equal(refused.body.errors?.[0]?.extensions.code, 'BAD_USER_INPUT');
+    const pages = await allPages(ctx.server, t.key, uuid);
+    // A line costs 100,000 + 6 + 64 bytes: 167 of them fit in 16 MiB.
+    assert.deepEqual(
+      pages.map((page) => page.data.length),
+      [167, 33],
+    );
+    const seen = pages.flatMap((page) => page.data.map((line) => Number(line.message.split(' ')[1])));
+    assert.deepEqual(
+      [...seen].sort((a, b) => a - b),
+      Array.from({ length: 200 }, (_, i) => i),
+    );
+  });
+
   it('answers null for an unknown, malformed or another organization’s execution, as workflowExecutionLogs', async () => {
     const t = await createTenant(ctx.db);
     const other = await createTenant(ctx.db);
