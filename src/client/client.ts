@@ -155,6 +155,14 @@ export class Client {
   }
 
   /**
+   * One page of an execution's log lines in workflowExecutionLogs' order, from just after `after`
+   * (the previous page's `next`), within the answer's byte budget (extended API).
+   */
+  workflowExecutionLogPage(...[input, options]: InputParams<'workflowExecutionLogPage'>) {
+    return this.query('workflowExecutionLogPage', { input }, options);
+  }
+
+  /**
    * The organization's execution changes as they happen (`GET /events`, wfapi's extended API),
    * resuming with `Last-Event-ID` after every drop. Break out of the loop, or abort
    * `options.signal`, to close the stream.

@@ -264,6 +264,16 @@ export const OPERATIONS = {
       countIsExact
     }
   }`,
+  workflowExecutionLogPage: `query WorkflowExecutionLogPage($input: WorkflowExecutionLogPageInput!) {
+    workflowExecutionLogPage(input: $input) {
+      data {
+        nodeID
+        message
+        timestamp
+      }
+      next
+    }
+  }`,
 } as const satisfies { readonly [K in keyof QueryFields]: string };
 
 /** The fields of each object type, in schema order (e.g. the columns of a CSV export). */
@@ -293,6 +303,7 @@ export const OBJECT_FIELDS = {
   WorkflowExecutionEvent: ['capabilityID', 'status', 'method', 'startedAt', 'finishedAt', 'errors'],
   WorkflowExecutionEventsOutput: ['data'],
   WorkflowExecutionLog: ['nodeID', 'message', 'timestamp'],
+  WorkflowExecutionLogPageOutput: ['data', 'next'],
   WorkflowExecutionLogsOutput: ['data'],
   WorkflowExecutionOutput: ['data'],
   WorkflowExecutionsOutput: ['data', 'count'],

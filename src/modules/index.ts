@@ -8,6 +8,7 @@ import { deploymentsModule } from './deployments/index.js';
 import { durationsModule } from './durations/index.js';
 import { errorGroupsModule } from './error-groups/index.js';
 import { executionsModule } from './executions/index.js';
+import { logPagesModule } from './log-pages/index.js';
 import { logSearchModule } from './log-search/index.js';
 import { workflowsModule } from './workflows/index.js';
 
@@ -21,6 +22,7 @@ export const API_MODULES: readonly ApiModule[] = [
   durationsModule,
   capabilitiesModule,
   logSearchModule,
+  logPagesModule,
 ];
 
 /** The modules a schema of this kind serves: the hosted one leaves out the extensions. */

@@ -9,7 +9,7 @@ import type { ExecutionsOutputParent } from '../modules/executions/execution.map
 import type { SearchParent } from '../modules/log-search/log-search.mapper.js';
 import type { WorkflowParent, WorkflowsOutputParent } from '../modules/workflows/workflow.mapper.js';
 import type { ApiScalars } from './scalars.js';
-import type { CapabilityStatsInput, DurationStatsInput, EntityActiveStatus, ErrorGroupsInput, MemberStatus, MemberType, OrganizationRestrictionStatus, SearchExecutionLogsInput, WorkflowActivityInput, WorkflowDeploymentInput, WorkflowDeploymentStatus, WorkflowDeploymentsInput, WorkflowExecutionClassifiedStatus, WorkflowExecutionEventsInput, WorkflowExecutionInput, WorkflowExecutionLogsInput, WorkflowExecutionStatus, WorkflowExecutionsInput, WorkflowInput, WorkflowsInput } from './schema-types.generated.js';
+import type { CapabilityStatsInput, DurationStatsInput, EntityActiveStatus, ErrorGroupsInput, MemberStatus, MemberType, OrganizationRestrictionStatus, SearchExecutionLogsInput, WorkflowActivityInput, WorkflowDeploymentInput, WorkflowDeploymentStatus, WorkflowDeploymentsInput, WorkflowExecutionClassifiedStatus, WorkflowExecutionEventsInput, WorkflowExecutionInput, WorkflowExecutionLogPageInput, WorkflowExecutionLogsInput, WorkflowExecutionStatus, WorkflowExecutionsInput, WorkflowInput, WorkflowsInput } from './schema-types.generated.js';
 
 type Awaitable<T> = T | Promise<T>;
 
@@ -48,6 +48,7 @@ export interface ResolvedTypes {
   WorkflowExecutionEvent: { capabilityID: string; status: string; method: string | null; startedAt: ApiScalars['Time']; finishedAt: ApiScalars['Time'] | null; errors: Array<ResolvedTypes['CapabilityExecutionError'] | null> | null };
   WorkflowExecutionEventsOutput: { data: ResolvedTypes['WorkflowExecutionEvent'][] | null };
   WorkflowExecutionLog: { nodeID: string; message: string; timestamp: ApiScalars['Time'] };
+  WorkflowExecutionLogPageOutput: { data: ResolvedTypes['WorkflowExecutionLog'][] | null; next: string | null };
   WorkflowExecutionLogsOutput: { data: ResolvedTypes['WorkflowExecutionLog'][] | null };
   WorkflowExecutionOutput: { data: ResolvedTypes['WorkflowExecution'] | null };
   WorkflowExecutionsOutput: ExecutionsOutputParent;
@@ -166,6 +167,7 @@ export interface Resolvers {
     durationStats?: FieldResolver<unknown, { input: DurationStatsInput<ApiScalars> }, ResolvedTypes['DurationStatsOutput']>;
     capabilityStats?: FieldResolver<unknown, { input: CapabilityStatsInput<ApiScalars> }, ResolvedTypes['CapabilityStatsOutput']>;
     searchExecutionLogs?: FieldResolver<unknown, { input: SearchExecutionLogsInput<ApiScalars> }, ResolvedTypes['SearchExecutionLogsOutput']>;
+    workflowExecutionLogPage?: FieldResolver<unknown, { input: WorkflowExecutionLogPageInput<ApiScalars> }, ResolvedTypes['WorkflowExecutionLogPageOutput']>;
   };
   SearchExecutionLogsOutput?: {
     data?: FieldResolver<ResolvedTypes['SearchExecutionLogsOutput'], Record<string, never>, ResolvedTypes['ExecutionLogMatch'][]>;
@@ -250,6 +252,10 @@ export interface Resolvers {
     nodeID?: FieldResolver<ResolvedTypes['WorkflowExecutionLog'], Record<string, never>, string>;
     message?: FieldResolver<ResolvedTypes['WorkflowExecutionLog'], Record<string, never>, string>;
     timestamp?: FieldResolver<ResolvedTypes['WorkflowExecutionLog'], Record<string, never>, ApiScalars['Time']>;
+  };
+  WorkflowExecutionLogPageOutput?: {
+    data?: FieldResolver<ResolvedTypes['WorkflowExecutionLogPageOutput'], Record<string, never>, ResolvedTypes['WorkflowExecutionLog'][] | null>;
+    next?: FieldResolver<ResolvedTypes['WorkflowExecutionLogPageOutput'], Record<string, never>, string | null>;
   };
   WorkflowExecutionLogsOutput?: {
     data?: FieldResolver<ResolvedTypes['WorkflowExecutionLogsOutput'], Record<string, never>, ResolvedTypes['WorkflowExecutionLog'][] | null>;

@@ -335,6 +335,17 @@ export interface WorkflowExecutionLog<S extends ScalarTypes = WireScalars> {
   timestamp: S['Time'];
 }
 
+export interface WorkflowExecutionLogPageInput<S extends ScalarTypes = WireScalars> {
+  workflowExecutionUUID: string;
+  after?: string | null;
+  size?: number | null;
+}
+
+export interface WorkflowExecutionLogPageOutput<S extends ScalarTypes = WireScalars> {
+  data: WorkflowExecutionLog<S>[] | null;
+  next: string | null;
+}
+
 export interface WorkflowExecutionLogsInput<S extends ScalarTypes = WireScalars> {
   workflowExecutionUUID: string;
 }
@@ -421,4 +432,5 @@ export interface QueryFields<S extends ScalarTypes = WireScalars> {
   durationStats: { args: { input: DurationStatsInput<S> }; result: DurationStatsOutput<S> };
   capabilityStats: { args: { input: CapabilityStatsInput<S> }; result: CapabilityStatsOutput<S> };
   searchExecutionLogs: { args: { input: SearchExecutionLogsInput<S> }; result: SearchExecutionLogsOutput<S> };
+  workflowExecutionLogPage: { args: { input: WorkflowExecutionLogPageInput<S> }; result: WorkflowExecutionLogPageOutput<S> };
 }

@@ -7,8 +7,9 @@ import { ingestBatch } from '../../src/ingest/ingest.store.js';
 import { HOUR } from '../../src/modules/shared/time.js';
 import { createWorld, MAX_EXECUTION_MS, recordsBetween } from '../../src/simulate/index.js';
 import { type Dataset, seedDataset } from '../harness/dataset.js';
-import { createTenant, execution, ingest, type Tenant } from '../harness/fixtures.js';
+import { createTenant, execution, ingest, log, type Tenant, workflow } from '../harness/fixtures.js';
 import { runCli } from '../harness/process.js';
+import { startServer } from '../harness/server.js';
 import { useServer } from '../harness/suite.js';
 
 type Row = Record<string, unknown>;
@@ -209,5 +210,41 @@ describe('wfapi export', () => {
     assert.match(notState.stderr, /not a wfapi export state file/);
     const unknownKind = await runCli(['export', 'deployments'], env());
     assert.equal(unknownKind.code, 2);
+  });
+  it('exports every log line of an execution that workflowExecutionLogs refuses as past the byte budget, in order', async () => {
+    tenant = await createTenant(ctx.db);
+    const wf = workflow(tenant.organizationId);
+    const ex = execution(tenant.organizationId, wf.uuid as string);
+    const uuid = ex.uuid as string;
+    await ingest(ctx.db, [wf, ex]);
+    for (let start = 0; start < 40; start += 10) {
+      await ingest(
+        ctx.db,
+        Array.from({ length: 10 }, (_, j) =>
+          log(tenant.organizationId, uuid, {
+            message: `line ${start + j} ${'z'.repeat(1_000)}`,
+            timestamp: new Date(Date.parse('2026-01-02T00:00:00Z') + ((start + j) % 7) * 1000).toISOString(),
+          }),
+        ),
+      );
+    }
+    const logs = `{ workflowExecutionLogs(input: { workflowExecutionUUID: "${uuid}" }) { data { nodeID message timestamp } } }`;
+    const whole = (await ctx.server.gql(tenant.key, logs)).body.data.workflowExecutionLogs.data as Row[];
+    assert.equal(whole.length, 40);
+    const small = await startServer(ctx.db, { limits: { maxAnswerBytes: 20_000 } });
+    try {
+      const refused = await small.gql(tenant.key, logs);
+      assert.equal(refused.body.errors?.[0]?.extensions.code, 'BAD_USER_INPUT');
+      assert.match(refused.body.errors[0].message, /`wfapi export logs`/);
+      const result = await runCli(['export', 'logs'], { WFAPI_URL: small.url, WFAPI_API_KEY: tenant.key });
+      assert.equal(result.code, 0, result.stderr);
+      assert.deepEqual(
+        ndjson(result.stdout),
+        whole.map((line) => ({ workflowExecutionUUID: uuid, ...line })),
+      );
+      assert.match(result.stderr, /exported 40 log lines of 1 execution/);
+    } finally {
+      await small.close();
+    }
   });
 });

@@ -157,16 +157,29 @@ export const SECTION_5_ADDITIONS = {
   inputFields: { WorkflowExecutionsInput: 'errorFingerprint: String' },
 } as const;
 
-/** The extended schema (the default): section 1 plus exactly section 5's additions. */
+/**
+ * wfapi's own additions, additive like section 5 (extended schema only): the paged read of one
+ * execution's log lines that an answer past the byte budget points to (issue 44).
+ */
+export const WFAPI_ADDITIONS = {
+  objects: { WorkflowExecutionLogPageOutput: 'data: [WorkflowExecutionLog!], next: String' },
+  inputs: { WorkflowExecutionLogPageInput: 'workflowExecutionUUID: String!, after: String, size: Int' },
+  queries: {
+    workflowExecutionLogPage: '(input: WorkflowExecutionLogPageInput!) WorkflowExecutionLogPageOutput!',
+  },
+} as const;
+
+/** The extended schema (the default): section 1 plus exactly section 5's and wfapi's additions. */
 export const EXTENDED: ContractSchema = {
-  objects: { ...SECTION_1.objects, ...SECTION_5_ADDITIONS.objects },
+  objects: { ...SECTION_1.objects, ...SECTION_5_ADDITIONS.objects, ...WFAPI_ADDITIONS.objects },
   inputs: {
     ...SECTION_1.inputs,
     ...SECTION_5_ADDITIONS.inputs,
+    ...WFAPI_ADDITIONS.inputs,
     WorkflowExecutionsInput: `${SECTION_1.inputs.WorkflowExecutionsInput}, ${SECTION_5_ADDITIONS.inputFields.WorkflowExecutionsInput}`,
   },
   enums: SECTION_1.enums,
-  queries: { ...SECTION_1.queries, ...SECTION_5_ADDITIONS.queries },
+  queries: { ...SECTION_1.queries, ...SECTION_5_ADDITIONS.queries, ...WFAPI_ADDITIONS.queries },
   scalars: SECTION_1.scalars,
 };
 

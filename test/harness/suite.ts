@@ -34,3 +34,22 @@ export function useServer(overrides: ConfigOverrides = {}, options: Omit<AppOpti
     },
   };
 }
+
+/**
+ * A second real server on the database of `suite` (a useServer), with other configuration (a
+ * small budget, a tight limit): started before the file's tests and closed after them.
+ */
+export function useServerBeside(suite: { readonly db: TestDatabase['db'] }, overrides: ConfigOverrides) {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer(suite.db, overrides);
+  });
+  after(async () => {
+    await server?.close();
+  });
+  return {
+    get server() {
+      return server;
+    },
+  };
+}

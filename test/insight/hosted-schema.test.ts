@@ -6,6 +6,7 @@ import {
   SECTION_1,
   SECTION_5_ADDITIONS,
   servedSchema,
+  WFAPI_ADDITIONS,
 } from '../harness/contract-schema.js';
 import { createTenant, event, execution, ingest, log, workflow } from '../harness/fixtures.js';
 import { useServer } from '../harness/suite.js';
@@ -28,6 +29,8 @@ describe('WFAPI_SCHEMA=hosted', () => {
     for (const name of [
       ...Object.keys(SECTION_5_ADDITIONS.objects),
       ...Object.keys(SECTION_5_ADDITIONS.inputs),
+      ...Object.keys(WFAPI_ADDITIONS.objects),
+      ...Object.keys(WFAPI_ADDITIONS.inputs),
     ]) {
       const answer = dataOf(await ctx.server.gql(t.key, `{ __type(name: "${name}") { name } }`));
       assert.equal(answer.__type, null, name);
@@ -41,6 +44,7 @@ describe('WFAPI_SCHEMA=hosted', () => {
       `{ durationStats(input: { ${WINDOW} }) { data { count } } }`,
       `{ capabilityStats(input: { ${WINDOW} }) { count } }`,
       `{ searchExecutionLogs(input: { query: "boom", ${WINDOW} }) { count } }`,
+      '{ workflowExecutionLogPage(input: { workflowExecutionUUID: "00000000-0000-4000-8000-000000000000" }) { next } }',
       '{ workflowExecutions(input: { errorFingerprint: "a2e523cb7383d90b" }) { count } }',
     ];
     for (const query of queries) {

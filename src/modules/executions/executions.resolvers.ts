@@ -133,7 +133,7 @@ export const executionsResolvers: Resolvers = {
       ctx.answerBytes.charge(
         textBytes + lines * LINE_OVERHEAD_BYTES,
         (max) =>
-          `workflowExecutionLogs: the execution's ${lines} lines hold ${megabytes(textBytes)} of text, more than this answer may still carry (its budget is ${max}); read them page by page with searchExecutionLogs (workflowUUID, nodeID and a time window narrow it)`,
+          `workflowExecutionLogs: the execution's ${lines} lines hold ${megabytes(textBytes)} of text, more than this answer may still carry (its budget is ${max}); read them page by page with workflowExecutionLogPage (extended API), or export them with \`wfapi export logs\``,
       );
       const rows = await listLogs(ctx.db, ctx.organizationId, uuid, MAX_LINES);
       return { data: rows?.map(toLog) ?? null };

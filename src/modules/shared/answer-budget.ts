@@ -27,4 +27,24 @@ export class AnswerBudget {
     if (bytes > this.left) throw badInput(refusal(megabytes(this.max)));
     this.left -= bytes;
   }
+
+  /** What the answer may still carry, in bytes. */
+  get remaining(): number {
+    return this.left;
+  }
+
+  /** Whether nothing was charged yet: the answer may still carry its whole budget. */
+  get untouched(): boolean {
+    return this.left === this.max;
+  }
+
+  /**
+   * Takes `bytes` without refusing, leaving nothing when they are more than remains: for what a
+   * paged read measured against `remaining`, and for the one line it answers whatever its size
+   * when the answer is untouched, lest a line larger than a budget configured below it be
+   * unreadable.
+   */
+  take(bytes: number): void {
+    this.left = Math.max(0, this.left - bytes);
+  }
 }

@@ -1,4 +1,4 @@
-import { type Client, OBJECT_FIELDS } from '../../../client/index.js';
+import { type Client, OBJECT_FIELDS, ValidationError } from '../../../client/index.js';
 import { type ExportKind, fileStateStore, type WindowRequest } from './export-state.js';
 import { type ExportFormat, encoderFor } from './formats.js';
 import { type ExportSummary, exportWindow, type WindowResult } from './incremental.js';
@@ -119,7 +119,37 @@ async function linesOf(
 ): Promise<Row[]> {
   const { data } =
     kind === 'logs'
-      ? await client.workflowExecutionLogs({ workflowExecutionUUID }, { signal })
+      ? await logsOf(client, workflowExecutionUUID, signal)
       : await client.workflowExecutionEvents({ workflowExecutionUUID }, { signal });
   return (data ?? []).map((line) => ({ workflowExecutionUUID, ...line }));
+}
+
+type Logs = Awaited<ReturnType<Client['workflowExecutionLogs']>>;
+
+/**
+ * An execution's log lines: whole in one request, or, when the server refuses them as past its
+ * answer's byte budget (BAD_USER_INPUT), page by page through workflowExecutionLogPage, which
+ * every execution's lines pass. Asked whole first so that an export also runs against a server
+ * without the extended API (the hosted platform).
+ */
+async function logsOf(
+  client: Client,
+  workflowExecutionUUID: string,
+  signal: AbortSignal | undefined,
+): Promise<Logs> {
+  try {
+    return await client.workflowExecutionLogs({ workflowExecutionUUID }, { signal });
+  } catch (error) {
+    if (!(error instanceof ValidationError && error.code === 'BAD_USER_INPUT')) throw error;
+  }
+  const lines: NonNullable<Logs['data']> = [];
+  let after: string | null = null;
+  do {
+    const page: Awaited<ReturnType<Client['workflowExecutionLogPage']>> =
+      await client.workflowExecutionLogPage({ workflowExecutionUUID, after }, { signal });
+    if (page.data === null || page.data === undefined) return { data: null };
+    lines.push(...page.data);
+    after = page.next ?? null;
+  } while (after !== null);
+  return { data: lines };
 }
