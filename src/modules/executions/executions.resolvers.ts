@@ -129,7 +129,10 @@ export const executionsResolvers: Resolvers = {
       const uuid = normalizeUuid(input.workflowExecutionUUID);
       if (uuid === undefined) return { data: null };
       // Decided before a line is read: an answer past the budget is never built.
-      const { lines, textBytes } = await logTextOfExecution(ctx.db, ctx.organizationId, uuid, MAX_LINES);
+      const text = await logTextOfExecution(ctx.db, ctx.organizationId, uuid, MAX_LINES);
+      if (text === undefined) return { data: null };
+      if (text.lines === 0) return { data: [] };
+      const { lines, textBytes } = text;
       ctx.answerBytes.charge(
         textBytes + lines * LINE_OVERHEAD_BYTES,
         (max) =>

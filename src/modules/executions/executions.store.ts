@@ -204,28 +204,32 @@ export async function listLogs(
   return linesOfVisibleExecution<LogRow>(db, LOGS_OF_EXECUTION, [organizationId, executionUuid, limit]);
 }
 
-const LOG_TEXT_OF_EXECUTION = `select count(*)::int as lines,
-    coalesce(sum(octet_length(message) + octet_length(node_id)), 0)::float8 as text_bytes
-  from (select message, node_id from execution_logs
-         where organization_id = $1 and workflow_execution_uuid = $2
-         order by timestamp, seq limit $3) l`;
+const LOG_TEXT_OF_EXECUTION = `select v.visible, s.lines, s.text_bytes
+  from (select exists (select 1 ${FROM} where e.organization_id = $1 and e.uuid = $2) as visible) v
+  left join lateral (select count(*)::int as lines,
+      coalesce(sum(octet_length(message) + octet_length(node_id)), 0)::float8 as text_bytes
+    from (select message, node_id from execution_logs
+           where organization_id = $1 and workflow_execution_uuid = $2
+           order by timestamp, seq limit $3) l) s on v.visible`;
 
 /**
  * How much text the first `limit` lines of an execution hold (UTF-8 bytes of their messages and
  * node IDs), read from the stored sizes without reading the text: what listLogs would answer.
+ * Undefined when the execution is not visible (as listLogs), so that an unknown execution, or one
+ * without lines, is answered by this one statement.
  */
 export async function logTextOfExecution(
   db: Queryable,
   organizationId: string,
   executionUuid: string,
   limit: number,
-): Promise<{ lines: number; textBytes: number }> {
-  const [row] = await db.query<{ lines: number; text_bytes: number }>(LOG_TEXT_OF_EXECUTION, [
-    organizationId,
-    executionUuid,
-    limit,
-  ]);
-  return { lines: row?.lines ?? 0, textBytes: row?.text_bytes ?? 0 };
+): Promise<{ lines: number; textBytes: number } | undefined> {
+  const [row] = await db.query<{ visible: boolean; lines: number | null; text_bytes: number | null }>(
+    LOG_TEXT_OF_EXECUTION,
+    [organizationId, executionUuid, limit],
+  );
+  if (!row?.visible) return undefined;
+  return { lines: row.lines ?? 0, textBytes: row.text_bytes ?? 0 };
 }
 
 export type EventRow = Pick<
