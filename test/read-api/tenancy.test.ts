@@ -74,6 +74,10 @@ const PROBES: Record<string, (ids: Ids) => Input[]> = {
   ],
   workflowExecution: (ids) => [{ uuid: ids.executionUuid }],
   workflowExecutionLogs: (ids) => [{ workflowExecutionUUID: ids.executionUuid }],
+  workflowExecutionLogPage: (ids) => [
+    { workflowExecutionUUID: ids.executionUuid },
+    { workflowExecutionUUID: ids.executionUuid, size: 1 },
+  ],
   workflowExecutionEvents: (ids) => [
     { workflowExecutionUUID: ids.executionUuid },
     { workflowExecutionUUID: ids.executionUuid, capabilityID: 'chain-write@1.0.0', status: 'FAILURE' },
@@ -228,6 +232,8 @@ describe('tenancy', () => {
     assert.deepEqual(only('workflowExecution')[0]!.body.data, { workflowExecution: { data: null } });
     for (const answer of only('workflowExecutionLogs'))
       assert.equal(answer.body.data.workflowExecutionLogs.data, null);
+    for (const answer of only('workflowExecutionLogPage'))
+      assert.deepEqual(answer.body.data.workflowExecutionLogPage, { data: null, next: null });
     for (const answer of only('workflowExecutionEvents'))
       assert.equal(answer.body.data.workflowExecutionEvents.data, null);
     for (const answer of only('workflowDeployments'))
