@@ -37,7 +37,7 @@
  */
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { up as recountRollups } from '../src/db/migrations/0003_recount_rollups.js';
+import { recountRollups } from '../src/ingest/recount.js';
 import { openPostgres } from '../src/db/postgres.js';
 import {
   errorGroups,
@@ -59,7 +59,7 @@ const { values: args } = parseArgs({
     from: { type: 'string', default: '1000000' },
     factor: { type: 'string', default: '10' },
     to: { type: 'string' },
-    /** Then recount every rollup of a copy from the raw rows (migration 0003) and compare: small datasets only. */
+    /** Then recount every rollup of a copy from the raw rows (src/ingest/recount.ts, which migration 0003 asks for) and compare: small datasets only. */
     verify: { type: 'boolean', default: false },
     /** Repeat every raw table but the log lines. */
     'logs-once': { type: 'boolean', default: false },

@@ -21,6 +21,7 @@ import { limitBodyTime } from './http/connection-limits.js';
 import { ConnectionRegistry } from './http/connection-registry.js';
 import { requestLoggerFactory } from './http/request-logger.js';
 import { registerIngestRoutes } from './ingest/ingest.route.js';
+import { recountRollups } from './ingest/recount.js';
 import { registerMetrics } from './metrics/index.js';
 import { CredentialCache } from './modules/auth/credential-cache.js';
 import { KeyUsageRecorder } from './modules/auth/key-usage.js';
@@ -60,7 +61,7 @@ setFlagsFromString('--no-compilation-cache');
 
 /** Builds the whole service without listening, so tests and `serve` share exactly one assembly. */
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<App> {
-  const db = options.db ?? (await openDatabase(config));
+  const db = options.db ?? (await openDatabase(config, { recountRollups }));
   const ownsDb = options.db === undefined;
   const server = Fastify({
     logger: {

@@ -35,8 +35,25 @@ export async function loadMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]>
   return migrations;
 }
 
-/** Applies the migrations not yet applied, in one transaction; returns the versions applied. */
-export async function migrate(db: Database, list?: readonly Migration[]): Promise<string[]> {
+/**
+ * Work a migration asks for but cannot freeze, because it is today's code and not the schema of
+ * its version: recounting every rollup from the raw rows (migration 0003). The composition root
+ * passes it (src/app.ts and the commands that open a database); a database that needs it cannot
+ * be migrated without it.
+ */
+export interface MigrationSteps {
+  readonly recountRollups?: (tx: Transaction) => Promise<void>;
+}
+
+/**
+ * Applies the migrations not yet applied, then the recount any of them asked for, in one
+ * transaction; returns the versions applied.
+ */
+export async function migrate(
+  db: Database,
+  list?: readonly Migration[],
+  steps: MigrationSteps = {},
+): Promise<string[]> {
   const migrations = list ?? (await loadMigrations());
   return db.transaction(async (tx) => {
     await tx.query('select pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
@@ -54,8 +71,26 @@ export async function migrate(db: Database, list?: readonly Migration[]): Promis
       await tx.query('insert into schema_migrations (version) values ($1)', [migration.version]);
       applied.push(migration.version);
     }
+    await recountIfAsked(tx, steps);
     return applied;
   });
+}
+
+/** Runs the rollup recount a migration asked for (a row in rollup_recounts), once. */
+async function recountIfAsked(tx: Transaction, steps: MigrationSteps): Promise<void> {
+  const [table] = await tx.query<{ exists: boolean }>(
+    "select to_regclass('rollup_recounts') is not null as exists",
+  );
+  if (!table?.exists) return;
+  const asked = await tx.query<{ requested_by: string }>('select requested_by from rollup_recounts');
+  if (asked.length === 0) return;
+  if (!steps.recountRollups) {
+    throw new Error(
+      `migration ${asked.map((row) => row.requested_by).join(', ')} needs the rollups recounted, which this caller of migrate() cannot do: open the database with \`wfapi serve\``,
+    );
+  }
+  await steps.recountRollups(tx);
+  await tx.query('delete from rollup_recounts');
 }
 
 /**

@@ -1,7 +1,7 @@
 import { type Config, ConfigError } from '../config.js';
 import type { Database } from './database.js';
 import { openEmbedded } from './embedded/embedded-database.js';
-import { migrate } from './migrate.js';
+import { type MigrationSteps, migrate } from './migrate.js';
 import { openPostgres } from './postgres.js';
 import { addressOf, ReadRouter, type ReplicaOptions } from './replicas/read-router.js';
 
@@ -16,11 +16,12 @@ const postgresOptions = (config: Config) => ({
  * Opens the configured database (PostgreSQL when DATABASE_URL is set, else the embedded one in
  * a worker thread) and applies migrations.
  */
-export async function openDatabase(config: Config): Promise<Database> {
+export async function openDatabase(config: Config, steps: MigrationSteps): Promise<Database> {
   return migrated(
     config.databaseUrl
       ? openPostgres(config.databaseUrl, postgresOptions(config))
       : await openEmbedded(config.dataDir),
+    steps,
   );
 }
 
@@ -57,10 +58,10 @@ export async function openReadRouter(
   return router;
 }
 
-/** `db` with migrations applied; closed if they fail. */
-export async function migrated<D extends Database>(db: D): Promise<D> {
+/** `db` with migrations applied (and the steps they ask for); closed if they fail. */
+export async function migrated<D extends Database>(db: D, steps: MigrationSteps): Promise<D> {
   try {
-    await migrate(db);
+    await migrate(db, undefined, steps);
   } catch (error) {
     await db.close().catch(() => {});
     throw error;

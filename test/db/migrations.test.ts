@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { loadMigrations, migrate } from '../../src/db/migrate.js';
+import { LOWER_BOUNDS_SQL as FROZEN_BOUNDS } from '../../src/db/migrations/0010_minute_duration_grain.js';
+import { recountRollups } from '../../src/ingest/recount.js';
+import { LOWER_BOUNDS } from '../../src/rollups/duration-bins.js';
 import { openTestDatabase, type TestDatabase } from '../harness/database.js';
 import { createTenant } from '../harness/fixtures.js';
 import { rollupDrift } from '../ingest/rollup-drift.js';
@@ -75,10 +79,15 @@ describe('migrations', () => {
       [org, randomUUID()],
     );
 
+    await assert.rejects(migrate(db), /needs the rollups recounted/);
+    const [unchanged] = await db.query<{ n: number }>('select count(*)::int as n from schema_migrations');
+    assert.equal(unchanged!.n, 1, 'a refused upgrade leaves the database at version 1');
     assert.deepEqual(
-      await migrate(db),
+      await migrate(db, undefined, { recountRollups }),
       all.filter((m) => m.version >= '0002').map((m) => m.version),
     );
+    const [asked] = await db.query<{ n: number }>('select count(*)::int as n from rollup_recounts');
+    assert.equal(asked!.n, 0, 'the recount is done once');
     const drift = await rollupDrift(db);
     assert.equal(drift.actual, drift.expected);
     const [durations] = await db.query<{ n: number }>(
@@ -88,5 +97,22 @@ describe('migrations', () => {
     assert.ok(durations!.n > 0, 'the history got duration rollups');
     const [orphans] = await db.query<{ n: number }>('select count(*)::int as n from orphan_event_executions');
     assert.equal(orphans!.n, 1);
+  });
+
+  it('freeze each migration in time: none imports live code, only the types of a transaction', () => {
+    const dir = new URL('../../src/db/migrations/', import.meta.url);
+    const imports = readdirSync(dir)
+      .filter((file) => file.endsWith('.ts'))
+      .flatMap((file) =>
+        [...readFileSync(new URL(file, dir), 'utf8').matchAll(/^import\s+(type\s+)?[^'"]*from\s+'([^']+)'/gm)]
+          .filter(([, typeOnly, from]) => !(typeOnly && from === '../database.js'))
+          .map(([statement]) => `${file}: ${statement}`),
+      );
+    assert.deepEqual(imports, []);
+  });
+
+  it('keep the duration bins frozen in migration 0010 equal to the bins ingestion writes', async () => {
+    const [row] = await database.db.query<{ bounds: string[] }>(`select ${FROZEN_BOUNDS}::text[] as bounds`);
+    assert.deepEqual(row!.bounds.map(Number), LOWER_BOUNDS);
   });
 });

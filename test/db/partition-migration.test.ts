@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Database } from '../../src/db/database.js';
 import { loadMigrations, migrate } from '../../src/db/migrate.js';
-import { up as recountRollups } from '../../src/db/migrations/0003_recount_rollups.js';
+import { recountRollups } from '../../src/ingest/recount.js';
 import { monthPartitions, PARTITIONED_TABLES } from '../../src/db/partitions.js';
 import { deployments, workflows } from '../../src/db/tables.js';
 import { unnestInsert } from '../../src/db/unnest-insert.js';
@@ -26,7 +26,7 @@ import { rollupDrift } from '../ingest/rollup-drift.js';
 /**
  * Stores records as a database of the schema before partitioning holds them: the final state of
  * each uuid, each distinct line once in arrival order, and every rollup counted from those rows
- * by the recount of migration 0003 (the same code ingestion keeps them with).
+ * by the rollup recount migration 0003 asks for (the same code ingestion keeps them with).
  */
 async function storeBeforePartitioning(db: Database, raw: readonly unknown[]): Promise<void> {
   const records = raw.map((value) => parseRecord(value, STORABLE_TIMES));
@@ -80,6 +80,9 @@ async function storeBeforePartitioning(db: Database, raw: readonly unknown[]): P
     await insert('executions', EXECUTION_COLUMNS, [...executions.values()].map(executionRow));
     await insert('execution_logs', LOG_COLUMNS, distinct(of('log') as LogRecord[], logRow));
     await insert('execution_events', EVENT_COLUMNS, distinct(of('event') as EventRecord[], eventRow));
+    // Today's recount writes the error rows with their start, which version 8 adds (`if not
+    // exists` there).
+    await tx.query('alter table execution_error_groups add column if not exists started_at timestamptz');
     await recountRollups(tx);
   });
 }

@@ -27,7 +27,7 @@ describe('a query of 30 aliased fields on the embedded database', { skip: TEST_D
   let server: TestServer;
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'wfapi-aliases-'));
-    db = await migrated(await openEmbedded(join(dir, 'data')));
+    db = await migrated(await openEmbedded(join(dir, 'data')), {});
     server = await startServer(db, { limits: { maxAliases: 100 } });
   });
   after(async () => {

@@ -11,13 +11,35 @@
  */
 
 import type { Transaction } from '../database.js';
-import {
-  createMonthPartition,
-  defaultPartitionName,
-  maintainPartitionsIn,
-  PARTITIONED_TABLES,
-  type PartitionedTable,
-} from '../partitions.js';
+
+// Frozen as version 6 had them (a migration never imports live code; src/db/partitions.ts keeps
+// the partitions from then on): the tables, the partitions' names and bounds, and the months
+// made ahead of the current one.
+const PARTITIONED_TABLES = [
+  { table: 'executions', column: 'started_at' },
+  { table: 'execution_logs', column: 'timestamp' },
+  { table: 'execution_events', column: 'started_at' },
+] as const;
+type PartitionedTable = (typeof PARTITIONED_TABLES)[number];
+const MONTHS_AHEAD = 2;
+const defaultPartitionName = (table: string): string => `${table}_default`;
+const monthOf = (year: number, month: number) => {
+  const d = new Date(Date.UTC(year, month, 1));
+  return { year: d.getUTCFullYear(), month: d.getUTCMonth() };
+};
+const monthLiteral = ({ year, month }: { year: number; month: number }) =>
+  `${year}-${String(month + 1).padStart(2, '0')}-01 00:00:00+00`;
+
+/** The partition of one month (created empty: the rows are copied once every month has one). */
+async function createMonthPartition(tx: Transaction, spec: PartitionedTable, first: Date): Promise<void> {
+  const month = monthOf(first.getUTCFullYear(), first.getUTCMonth());
+  const next = monthOf(month.year, month.month + 1);
+  const name = `${spec.table}_p${month.year}${String(month.month + 1).padStart(2, '0')}`;
+  if ((await tx.query(`select to_regclass('${name}') is not null as made`))[0]?.made === true) return;
+  await tx.query(
+    `create table ${name} partition of ${spec.table} for values from ('${monthLiteral(month)}') to ('${monthLiteral(next)}')`,
+  );
+}
 
 interface Rebuild {
   readonly spec: PartitionedTable;
@@ -118,8 +140,7 @@ async function rebuild(tx: Transaction, r: Rebuild): Promise<void> {
   const months = await tx.query<{ month: Date }>(
     `select distinct date_trunc('month', ${column}, 'UTC') as month from ${old} order by 1`,
   );
-  const existing = new Set<string>();
-  for (const { month } of months) await createMonthPartition(tx, r.spec, month.getTime(), existing);
+  for (const { month } of months) await createMonthPartition(tx, r.spec, month);
   await tx.query(`insert into ${table} (${r.copied}) select ${r.copied} from ${old}`);
   if (r.sequence) {
     await tx.query(`select setval('${r.sequence}', coalesce((select max(seq) from ${old}), 0) + 1, false)`);
@@ -146,5 +167,11 @@ export async function up(tx: Transaction): Promise<void> {
     kept_from timestamptz not null
   )`);
   for (const r of REBUILDS) await rebuild(tx, r);
-  await maintainPartitionsIn(tx);
+  // The current month and the months ahead, so that live data does not land in DEFAULT.
+  const now = new Date();
+  for (const spec of PARTITIONED_TABLES) {
+    for (let ahead = 0; ahead <= MONTHS_AHEAD; ahead++) {
+      await createMonthPartition(tx, spec, new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + ahead, 1)));
+    }
+  }
 }

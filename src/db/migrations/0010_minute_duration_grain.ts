@@ -13,12 +13,39 @@
  * them when an older database upgrades, and building them again gives the same rows.
  */
 
-import { LOWER_BOUNDS_SQL } from '../../rollups/duration-bins.js';
-import { callOutcomeSql, durationMsSql, durations } from '../../rollups/durations.rollup.js';
-import { EVERY_WORKFLOW } from '../../rollups/rollup.js';
 import type { Transaction } from '../database.js';
 
+// Frozen as version 10 had them (a migration never imports live code): the rollup table, the
+// organization-wide rows' workflow, a duration in whole ms, a call's outcome, and the histogram's
+// bin bounds (src/rollups/duration-bins.ts), which test/db/migrations.test.ts holds equal.
 const GRAIN = 60;
+const TABLE = 'duration_rollups';
+const EVERY_WORKFLOW = '00000000-0000-0000-0000-000000000000';
+const durationMsSql = (from: string, to: string) =>
+  `greatest(0, (date_part('epoch', ${to} - ${from}) * 1000)::int8)`;
+const callOutcomeSql = (event: string) =>
+  `case when coalesce(jsonb_array_length(${event}.errors), 0) > 0 or ${event}.status not in ('COMPLETED', 'SUCCESS')
+        then 'FAILURE' else 'SUCCESS' end`;
+
+/**
+ * The bin bounds: every ms below 100, the Renard R10 series' round numbers of every decade up to
+ * 10^10 ms, and from 100 ms steps of 2% (rounded down) up to 10^10 ms.
+ */
+export const LOWER_BOUNDS_SQL = `(
+  select array_agg(bound order by bound) from (
+    select generate_series(0, 99)::int8 as bound
+    union
+    select round(step * 10::numeric ^ decade)::int8
+      from unnest('{1,1.25,1.6,2,2.5,3.2,4,5,6.3,8}'::numeric[]) step, generate_series(0, 10) decade
+      where round(step * 10::numeric ^ decade) <= 10000000000
+    union
+    select 0
+    union
+    (with recursive geometric(ms) as (
+      select 100::int8 union all select ms + floor(ms * 0.02)::int8 from geometric where ms + floor(ms * 0.02) <= 10000000000
+    ) select ms from geometric)
+  ) bounds
+)`;
 
 /**
  * The minute rows of the binned items in `minute_bins`, per workflow or (EVERY_WORKFLOW) over the
@@ -44,7 +71,7 @@ function insertRows(workflow: 'per-workflow' | 'every-workflow'): string {
     spaced as (
       select *, coalesce(bin - lag(bin) over (partition by ${key} order by bin) - 1, 0) as gap from bins
     )
-    insert into ${durations.table}
+    insert into ${TABLE}
       (organization_id, grain, bucket_start, workflow_uuid, capability_id, status, item_count, finished_count,
        duration_sum_ms, duration_min_ms, duration_max_ms, duration_bins)
     select organization_id, ${GRAIN}, bucket_start, workflow_uuid, capability_id, status,
@@ -56,7 +83,7 @@ function insertRows(workflow: 'per-workflow' | 'every-workflow'): string {
 }
 
 export async function up(tx: Transaction): Promise<void> {
-  await tx.query(`delete from ${durations.table} where grain = ${GRAIN}`);
+  await tx.query(`delete from ${TABLE} where grain = ${GRAIN}`);
   await tx.query(`
     create temporary table minute_bins on commit drop as
     with items as (

@@ -3,6 +3,7 @@ import { type Config, ConfigError, loadConfig } from '../../../config.js';
 import type { Database } from '../../../db/database.js';
 import { type EmbeddedDatabase, openEmbedded } from '../../../db/embedded/embedded-database.js';
 import { migrated } from '../../../db/open.js';
+import { recountRollups } from '../../../ingest/recount.js';
 import { DAY, HOUR } from '../../../modules/shared/time.js';
 import {
   createWorld,
@@ -94,7 +95,7 @@ export async function demo(env: Readonly<Record<string, string | undefined>>, fl
   await checkPortFree(config.host, config.port);
   let db: EmbeddedDatabase;
   try {
-    db = await migrated(await openEmbedded(config.dataDir));
+    db = await migrated(await openEmbedded(config.dataDir), { recountRollups });
   } catch (error) {
     throw new CliError(`cannot open the embedded database in ${config.dataDir}: ${oneLine(error)}`);
   }

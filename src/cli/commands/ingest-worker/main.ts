@@ -2,6 +2,7 @@ import { type Config, loadConfig } from '../../../config.js';
 import type { Database } from '../../../db/database.js';
 import { openDatabase } from '../../../db/open.js';
 import { type IngestWorkerStats, startIngestWorker } from '../../../ingest/nats-worker.js';
+import { recountRollups } from '../../../ingest/recount.js';
 import { CliError, EXIT } from '../../exit-codes.js';
 import { oneLine } from '../serve/main.js';
 
@@ -35,7 +36,7 @@ export async function ingestWorkerMain(
 ): Promise<IngestWorkerStats> {
   let db: Database;
   try {
-    db = await openDatabase(config);
+    db = await openDatabase(config, { recountRollups });
   } catch (error) {
     throw new CliError(`cannot open the database: ${oneLine(error)}`);
   }

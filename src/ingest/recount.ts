@@ -1,34 +1,28 @@
-/**
- * Recounts every rollup from the raw rows, with the same code that keeps them in step on ingest
- * (as if each execution and event arrived now, in one piece): the new rollups of version 2 get
- * their history, and the all-time grain of execution_rollups its totals. Executions are read a
- * chunk at a time, so memory stays bounded whatever the size of the database.
- *
- * Being today's ingestion code, the recount writes the tables as the latest version has them: a
- * column a later version added to a table it writes is added here first (`if not exists`, and the
- * later version adds it the same way), so that a database of version 2 still upgrades.
- */
-
+import type { Transaction } from '../db/database.js';
 import {
   executionStateOf,
   STORED_EXECUTION_COLUMNS,
   type StoredExecutionRow,
-} from '../../ingest/execution-upsert.store.js';
-import { maintainRollups } from '../../ingest/rollups.store.js';
+} from './execution-upsert.store.js';
+import { maintainRollups } from './rollups.store.js';
 import {
   markOrphans,
   readEvents,
   STORED_EVENT_COLUMNS,
   type StoredEventRow,
   storedEventOfRow,
-} from '../../ingest/stored-events.store.js';
-import type { Transaction } from '../database.js';
+} from './stored-events.store.js';
 
 const CHUNK = 5000;
 
-export async function up(tx: Transaction): Promise<void> {
-  // Version 8: each error row carries its execution's start.
-  await tx.query('alter table execution_error_groups add column if not exists started_at timestamptz');
+/**
+ * Recounts every rollup from the raw rows, with the same code that keeps them in step on ingest
+ * (as if each execution and event arrived now, in one piece). Executions are read a chunk at a
+ * time, so memory stays bounded whatever the size of the database. A migration asks for it
+ * (migration 0003, when a version-1 database upgrades); the migration runner calls it once every
+ * migration has been applied, so it writes the tables as the latest version has them.
+ */
+export async function recountRollups(tx: Transaction): Promise<void> {
   await tx.query(
     'truncate execution_rollups, duration_rollups, error_group_rollups, execution_error_groups, error_groups, orphan_event_executions',
   );
