@@ -37,7 +37,6 @@
  */
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { recountRollups } from '../src/ingest/recount.js';
 import { openPostgres } from '../src/db/postgres.js';
 import {
   errorGroups,
@@ -47,6 +46,7 @@ import {
   executionLogs,
   executions,
 } from '../src/db/tables.js';
+import { recountRollups } from '../src/ingest/recount.js';
 import { durations } from '../src/rollups/durations.rollup.js';
 import { errorGroupCounts } from '../src/rollups/error-groups.rollup.js';
 import { executionCounts } from '../src/rollups/execution-counts.rollup.js';

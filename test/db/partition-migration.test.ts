@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Database } from '../../src/db/database.js';
 import { loadMigrations, migrate } from '../../src/db/migrate.js';
-import { recountRollups } from '../../src/ingest/recount.js';
 import { monthPartitions, PARTITIONED_TABLES } from '../../src/db/partitions.js';
 import { deployments, workflows } from '../../src/db/tables.js';
 import { unnestInsert } from '../../src/db/unnest-insert.js';
@@ -17,6 +16,7 @@ import {
   parseRecord,
   type WorkflowRecord,
 } from '../../src/ingest/records.js';
+import { recountRollups } from '../../src/ingest/recount.js';
 import { openTestDatabase, type TestDatabase } from '../harness/database.js';
 import { createTenant, STORABLE_TIMES, type Tenant } from '../harness/fixtures.js';
 import { startServer } from '../harness/server.js';
