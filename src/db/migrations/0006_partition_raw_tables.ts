@@ -171,7 +171,11 @@ export async function up(tx: Transaction): Promise<void> {
   const now = new Date();
   for (const spec of PARTITIONED_TABLES) {
     for (let ahead = 0; ahead <= MONTHS_AHEAD; ahead++) {
-      await createMonthPartition(tx, spec, new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + ahead, 1)));
+      await createMonthPartition(
+        tx,
+        spec,
+        new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + ahead, 1)),
+      );
     }
   }
 }
