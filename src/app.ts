@@ -3,20 +3,20 @@ import { setFlagsFromString } from 'node:v8';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { registerAdminRoutes } from './admin/admin.route.js';
 import { startAlerts } from './alerts/index.js';
-import { answerClientError } from './client-error.js';
 import type { Config } from './config.js';
 import { registerConsoleRoutes } from './console/index.js';
 import type { Database } from './db/database.js';
 import { openDatabase, openReadRouter } from './db/open.js';
 import { PartitionMaintainer } from './db/partition-maintainer.js';
 import type { DatabaseStatus, ReadRouter } from './db/replicas/read-router.js';
-import { AppError, errorBody } from './errors.js';
+import { AppError, clientErrorKind, sendError } from './errors.js';
 import { registerEvents } from './events/index.js';
 import { registerCors } from './graphql/cors.js';
 import { DocumentCache } from './graphql/document-cache.js';
 import { registerGraphqlRoutes } from './graphql/graphql.route.js';
 import { JSON_TYPE, negotiate } from './graphql/media-type.js';
 import { keyAdmission } from './http/admit-key.js';
+import { answerClientError } from './http/client-error.js';
 import { limitBodyTime } from './http/connection-limits.js';
 import { ConnectionRegistry } from './http/connection-registry.js';
 import { requestLoggerFactory } from './http/request-logger.js';
@@ -149,12 +149,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     // The media type the client asked for (GraphQL over HTTP), also when Fastify refuses the body.
     reply.type(`${negotiate(request.headers.accept) ?? JSON_TYPE}; charset=utf-8`);
     if (error instanceof AppError) {
-      return reply.code(error.status).headers(error.headers).send(errorBody(error));
+      return sendError(reply, error);
     }
     const status = error.statusCode ?? 500;
     if (status >= 500) {
       request.log.error({ err: error }, 'unexpected error');
-      return reply.code(500).send(errorBody(new AppError('INTERNAL_SERVER_ERROR', 'Unexpected error')));
+      return sendError(reply, new AppError('INTERNAL_SERVER_ERROR', 'Unexpected error'));
     }
     // Fastify's own request errors (bad JSON, body too large, unsupported media type) keep their status.
     const message =
@@ -165,7 +165,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
           : error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY'
             ? 'The request body is not valid JSON'
             : error.message;
-    return reply.code(status).send(errorBody(new AppError('BAD_USER_INPUT', message, { status })));
+    return sendError(reply, new AppError(clientErrorKind(status), message));
   });
 
   // The methods of each path, so that a known path asked with another method (TRACE, PROPFIND, an
@@ -184,18 +184,14 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         .filter((method) => method !== 'HEAD')
         .sort()
         .join(', ');
-      return reply
-        .code(405)
-        .header('allow', allow)
-        .send(
-          errorBody(
-            new AppError('BAD_USER_INPUT', `Method ${request.method} not allowed on ${path}; use ${allow}`, {
-              status: 405,
-            }),
-          ),
-        );
+      return sendError(
+        reply,
+        new AppError('METHOD_NOT_ALLOWED', `Method ${request.method} not allowed on ${path}; use ${allow}`, {
+          headers: { allow },
+        }),
+      );
     }
-    return reply.code(404).send(errorBody(new AppError('NOT_FOUND', `No route ${request.method} ${path}`)));
+    return sendError(reply, new AppError('ROUTE_NOT_FOUND', `No route ${request.method} ${path}`));
   });
 
   const metrics = registerMetrics(server, {
@@ -221,10 +217,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       ]);
       return { status: 'ready', ...databases(true) };
     } catch {
-      return reply.code(503).send({
+      return sendError(reply, new AppError('SERVICE_UNAVAILABLE', 'The database is unavailable'), {
         status: 'unavailable',
         ...databases(false),
-        ...errorBody(new AppError('SERVICE_UNAVAILABLE', 'The database is unavailable')),
       });
     } finally {
       clearTimeout(timer);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, errorBody } from '../errors.js';
+import { AppError, sendError } from '../errors.js';
 import { pageHeaders } from '../http/page-headers.js';
 import { type ConsoleBundle, loadConsoleBundle } from './console-bundle.js';
 import { renderConsolePage } from './console-page.js';
@@ -85,9 +85,10 @@ export function registerConsoleRoutes(app: FastifyInstance): void {
     const { assets } = await load(request);
     const name = request.params.name;
     if (!Object.hasOwn(assets, name)) {
-      return reply
-        .code(404)
-        .send(errorBody(new AppError('NOT_FOUND', `No console asset named ${JSON.stringify(name)}`)));
+      return sendError(
+        reply,
+        new AppError('ROUTE_NOT_FOUND', `No console asset named ${JSON.stringify(name)}`),
+      );
     }
     const file = assets[name as keyof Loaded['assets']];
     const gzipped = acceptsGzip(request.headers['accept-encoding']);

@@ -94,7 +94,7 @@ export function registerEventsRoute(app: FastifyInstance, deps: EventsRouteDeps)
     const principal = await admit(request, reply);
     const accept = request.headers.accept;
     if (accept !== undefined && !ACCEPTS_SSE.test(accept)) {
-      throw new AppError('BAD_USER_INPUT', '/events answers text/event-stream; accept it', { status: 406 });
+      throw new AppError('NOT_ACCEPTABLE', '/events answers text/event-stream; accept it');
     }
     const filter = parseStreamFilter(request.query as Record<string, string | string[] | undefined>);
     const resumeAfter = parseLastEventId(request.headers['last-event-id']);

@@ -3,8 +3,8 @@ import type { AbortWatch } from '../db/database.js';
 import {
   AppError,
   badInput,
-  errorBody,
   isDatabaseUnavailable,
+  sendError as sendErrorAnswer,
   unavailable,
   unsupportedContentType,
 } from '../errors.js';
@@ -100,14 +100,15 @@ function send(
   return reply.code(status).header('content-type', CONTENT_TYPE[mediaType]).send(JSON.stringify(body));
 }
 
+/** An error that decides the whole answer, in the media type the client accepts. */
 function sendError(
   reply: FastifyReply,
   mediaType: ResponseMediaType,
   error: AppError,
   extensions?: Record<string, unknown>,
 ): FastifyReply {
-  reply.headers(error.headers);
-  return send(reply, error.status, mediaType, { ...errorBody(error), ...(extensions && { extensions }) });
+  reply.header('content-type', CONTENT_TYPE[mediaType]);
+  return sendErrorAnswer(reply, error, extensions && { extensions });
 }
 
 /**
@@ -246,11 +247,8 @@ export async function executeGraphqlRequest<Context>(
       reply,
       'application/json',
       new AppError(
-        'BAD_USER_INPUT',
+        'NOT_ACCEPTABLE',
         `Acceptable response types are application/json and ${GRAPHQL_RESPONSE}`,
-        {
-          status: 406,
-        },
       ),
     );
   }
@@ -273,8 +271,7 @@ export async function executeGraphqlRequest<Context>(
     // GraphQL over HTTP: a GET never runs a mutation (links and prefetches must be safe), and says
     // so with 405 even where the schema has no mutations at all.
     if (request.method === 'GET' && prepared.operation !== undefined && prepared.operation !== 'query') {
-      throw new AppError('BAD_USER_INPUT', 'Mutations must be sent with POST', {
-        status: 405,
+      throw new AppError('METHOD_NOT_ALLOWED', 'Mutations must be sent with POST', {
         headers: { allow: 'POST' },
       });
     }
@@ -285,11 +282,8 @@ export async function executeGraphqlRequest<Context>(
     }
     if (!(endpoint.operations as readonly string[]).includes(prepared.operation)) {
       throw new AppError(
-        'BAD_USER_INPUT',
+        'METHOD_NOT_ALLOWED',
         `Only ${endpoint.operations.join(' and ')} operations are supported`,
-        {
-          status: 405,
-        },
       );
     }
     const invalidVariables = variableErrors(

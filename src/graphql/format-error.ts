@@ -1,5 +1,5 @@
 import type { GraphQLError } from 'graphql';
-import { AppError, ERROR_CODES, type ErrorCode, isDatabaseUnavailable } from '../errors.js';
+import { AppError, type ErrorCode, isDatabaseUnavailable, isErrorCode } from '../errors.js';
 
 export interface FormattedError {
   message: string;
@@ -38,7 +38,7 @@ export function formatError(error: GraphQLError, logUnexpected: (error: unknown)
     const claimed =
       error.extensions?.code ??
       (original as { extensions?: { code?: unknown } } | undefined)?.extensions?.code;
-    code = typeof claimed === 'string' && claimed in ERROR_CODES ? (claimed as ErrorCode) : 'BAD_USER_INPUT';
+    code = typeof claimed === 'string' && isErrorCode(claimed) ? claimed : 'BAD_USER_INPUT';
   }
   const formatted: FormattedError = { message, extensions: { code } };
   if (error.locations) formatted.locations = error.locations;

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
-import { AppError, errorBody } from '../errors.js';
+import { AppError, sendError } from '../errors.js';
 
 /**
  * GraphiQL's browser files, served from node_modules so that the page works offline and never
@@ -92,9 +92,10 @@ export function registerGraphiqlAssets(app: FastifyInstance): void {
   app.get<{ Params: { name: string } }>(`${GRAPHIQL_ASSETS_PATH}/:name`, async (request, reply) => {
     const name = request.params.name;
     if (!Object.hasOwn(SOURCES, name)) {
-      return reply
-        .code(404)
-        .send(errorBody(new AppError('NOT_FOUND', `No GraphiQL asset named ${JSON.stringify(name)}`)));
+      return sendError(
+        reply,
+        new AppError('ROUTE_NOT_FOUND', `No GraphiQL asset named ${JSON.stringify(name)}`),
+      );
     }
     const asset = await load(name as GraphiqlAsset);
     const gzipped = acceptsGzip(request.headers['accept-encoding']);

@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { LATE_REQUEST, rawErrorAnswer } from '../client-error.js';
 import { AppError } from '../errors.js';
+import { LATE_REQUEST, rawErrorAnswer } from './client-error.js';
 
 export interface ConnectionLimits {
   /** Time for a request body to arrive in full, on every route but /ingest. */
@@ -57,7 +57,7 @@ export function limitBodyTime(app: FastifyInstance, limits: ConnectionLimits): v
 
 function refuseLateBody(socket: Socket): void {
   if (socket.writable) {
-    socket.end(rawErrorAnswer(new AppError('BAD_USER_INPUT', LATE_REQUEST, { status: 408 })));
+    socket.end(rawErrorAnswer(new AppError('REQUEST_TIMEOUT', LATE_REQUEST)));
   }
   socket.destroySoon();
 }

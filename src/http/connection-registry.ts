@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { rawErrorAnswer } from '../client-error.js';
 import { AppError } from '../errors.js';
+import { rawErrorAnswer } from './client-error.js';
 
 export interface ConnectionCaps {
   /** Open connections in all. */

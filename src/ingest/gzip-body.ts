@@ -29,9 +29,8 @@ export async function* gunzipBody(payload: Readable, maxRatio: number): AsyncGen
     if (decompressed > RATIO_FREE_BYTES && decompressed > maxRatio * gunzip.bytesWritten) {
       throw new BodyRefusedError(
         new AppError(
-          'BAD_USER_INPUT',
+          'PAYLOAD_TOO_LARGE',
           `The gzip body decompresses to more than ${maxRatio} times its size (WFAPI_INGEST_MAX_GZIP_RATIO)`,
-          { status: 413 },
         ),
       );
     }

@@ -6,7 +6,7 @@ import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
-import { AppError, errorBody, isDatabaseUnavailable, unavailable } from '../errors.js';
+import { AppError, isDatabaseUnavailable, sendError, unavailable } from '../errors.js';
 import { credentialsChanged } from '../modules/auth/credential-cache.js';
 import { operatorGuard } from '../modules/auth/operator-token.js';
 import type { RateLimiter } from '../modules/auth/rate-limit.js';
@@ -39,13 +39,14 @@ function checkMediaType(request: FastifyRequest): void {
   const charset = params.map((p) => p.trim()).find((p) => p.startsWith('charset='));
   const utf8 = charset === undefined || /^charset="?utf-8"?$/.test(charset);
   if (type?.trim() !== NDJSON || !utf8) {
-    throw new AppError('BAD_USER_INPUT', `Unsupported Content-Type; send ${NDJSON} (UTF-8)`, { status: 415 });
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Unsupported Content-Type; send ${NDJSON} (UTF-8)`);
   }
   const encoding = (request.headers['content-encoding'] ?? 'identity').toLowerCase().trim();
   if (encoding !== 'identity' && encoding !== 'gzip') {
-    throw new AppError('BAD_USER_INPUT', `Unsupported Content-Encoding ${encoding}; send identity or gzip`, {
-      status: 415,
-    });
+    throw new AppError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      `Unsupported Content-Encoding ${encoding}; send identity or gzip`,
+    );
   }
 }
 
@@ -71,9 +72,8 @@ const stored = (progress: IngestProgress) =>
     : `the lines through ${progress.committedThroughLine} are stored`;
 
 /** Error answers that stop mid-stream also say what is already durable. */
-function interruptedBody(error: AppError, progress: IngestProgress): Record<string, unknown> {
+function interrupted(progress: IngestProgress): Record<string, unknown> {
   return {
-    ...errorBody(error),
     accepted: progress.accepted,
     rejected: progress.rejected,
     rejectedCount: progress.rejectedCount,
@@ -129,9 +129,7 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestRouteDeps
         // The limit is on the NDJSON itself: a gzip body's length says nothing about it.
         const length = Number(request.headers['content-length']);
         if (!isGzip(request) && length > config.limits.ingestMaxBodyBytes) {
-          throw new AppError('BAD_USER_INPUT', `${bodyTooLarge(config)}; nothing was stored`, {
-            status: 413,
-          });
+          throw new AppError('PAYLOAD_TOO_LARGE', `${bodyTooLarge(config)}; nothing was stored`);
         }
       } catch (error) {
         // A refused body is not read: closing beats draining up to gigabytes of it. Without a
@@ -179,7 +177,7 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestRouteDeps
           if (request.raw.destroyed || request.raw.aborted) {
             // Nobody is left to answer; what was committed stays, and a re-send is safe.
             request.log.info('the client closed the connection before the end of the body');
-            return reply.code(400).send(errorBody(new AppError('BAD_USER_INPUT', 'Connection closed')));
+            return sendError(reply, new AppError('BAD_USER_INPUT', 'Connection closed'));
           }
           throw error;
         }
@@ -188,27 +186,18 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestRouteDeps
         if (error.reason === 'refused') {
           const refusal = (error.cause as BodyRefusedError).error;
           const message = `${refusal.message}; ${stored(error.progress)}`;
-          return reply
-            .code(refusal.status)
-            .send(
-              interruptedBody(
-                new AppError(refusal.code, message, { status: refusal.status }),
-                error.progress,
-              ),
-            );
+          return sendError(reply, new AppError(refusal.kind, message), interrupted(error.progress));
         }
         if (error.reason === 'body-too-large') {
           const message = gzip
             ? `${bodyTooLarge(config, true)}; ${stored(error.progress)}`
             : `${bodyTooLarge(config)}; the lines through ${error.progress.committedThroughLine} are stored`;
-          return reply
-            .code(413)
-            .send(interruptedBody(new AppError('BAD_USER_INPUT', message, { status: 413 }), error.progress));
+          return sendError(reply, new AppError('PAYLOAD_TOO_LARGE', message), interrupted(error.progress));
         }
         if (!isDatabaseUnavailable(error.cause)) throw error.cause;
         request.log.warn({ err: error.cause }, 'ingestion interrupted: database unavailable');
         const message = `The database is unavailable; the lines through ${error.progress.committedThroughLine} are stored, and re-sending everything is safe`;
-        return reply.code(503).send(interruptedBody(unavailable(message), error.progress));
+        return sendError(reply, unavailable(message), interrupted(error.progress));
       }
     });
   });

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { AppError, errorBody } from './errors.js';
+import { AppError, errorBody } from '../errors.js';
 
 /** The message of a request whose headers or body took longer than their limit to arrive. */
 export const LATE_REQUEST = 'The request took too long to arrive';
@@ -28,12 +28,12 @@ export function rawErrorAnswer(error: AppError, headers: Readonly<Record<string,
 export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
   // A reset connection has nobody left to answer.
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const [status, message] =
+  const refusal =
     error.code === 'HPE_HEADER_OVERFLOW'
-      ? [431, 'The request headers are too large']
+      ? new AppError('HEADERS_TOO_LARGE', 'The request headers are too large')
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, LATE_REQUEST]
-        : [400, 'The request is not valid HTTP'];
-  if (socket.writable) socket.write(rawErrorAnswer(new AppError('BAD_USER_INPUT', message, { status })));
+        ? new AppError('REQUEST_TIMEOUT', LATE_REQUEST)
+        : new AppError('BAD_USER_INPUT', 'The request is not valid HTTP');
+  if (socket.writable) socket.write(rawErrorAnswer(refusal));
   socket.destroy();
 }

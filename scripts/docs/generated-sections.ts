@@ -1,0 +1,49 @@
+/**
+ * Sections of the reference in docs/ that are generated from the code, between
+ * `<!-- generated: NAME (npm run gen:docs) -->` and `<!-- end generated: NAME -->`. The tests
+ * compare each with what it renders now; `npm run gen:docs` writes them.
+ */
+import { ERRORS, type ErrorKind } from '../../src/errors.js';
+
+export interface GeneratedSection {
+  readonly file: string;
+  readonly name: string;
+  render(): string;
+}
+
+const cell = (text: string) => text.replaceAll('|', '\\|');
+
+/** docs/errors.md: every entry of the error registry, with its code and HTTP status. */
+export const errorsTable: GeneratedSection = {
+  file: 'docs/errors.md',
+  name: 'errors',
+  render() {
+    const rows = (Object.keys(ERRORS) as ErrorKind[]).map((kind) => {
+      const { code, status, description } = ERRORS[kind];
+      return `| \`${kind}\` | \`${code}\` | ${status} | ${cell(description)} |`;
+    });
+    return ['| answer | code | HTTP status | meaning |', '|---|---|---|---|', ...rows].join('\n');
+  },
+};
+
+export const SECTIONS: readonly GeneratedSection[] = [errorsTable];
+
+const startMarker = (name: string) => `<!-- generated: ${name} (npm run gen:docs) -->`;
+const endMarker = (name: string) => `<!-- end generated: ${name} -->`;
+
+/** The section's text as the file holds it now, or undefined when the markers are missing. */
+export function currentText(document: string, section: GeneratedSection): string | undefined {
+  const start = document.indexOf(startMarker(section.name));
+  const end = document.indexOf(endMarker(section.name));
+  if (start < 0 || end < start) return undefined;
+  return document.slice(start + startMarker(section.name).length, end).trim();
+}
+
+/** `document` with the section replaced by what it renders now. */
+export function withSection(document: string, section: GeneratedSection): string {
+  const start = document.indexOf(startMarker(section.name));
+  const end = document.indexOf(endMarker(section.name));
+  if (start < 0 || end < start)
+    throw new Error(`${section.file} has no markers for the ${section.name} section`);
+  return `${document.slice(0, start)}${startMarker(section.name)}\n${section.render()}\n${document.slice(end)}`;
+}
