@@ -3,6 +3,7 @@
  * `<!-- generated: NAME (npm run gen:docs) -->` and `<!-- end generated: NAME -->`. The tests
  * compare each with what it renders now; `npm run gen:docs` writes them.
  */
+import { settingsList } from '../../src/config.js';
 import { ERRORS, type ErrorKind } from '../../src/errors.js';
 
 export interface GeneratedSection {
@@ -26,7 +27,20 @@ export const errorsTable: GeneratedSection = {
   },
 };
 
-export const SECTIONS: readonly GeneratedSection[] = [errorsTable];
+/** docs/configuration.md: every setting of src/config.ts, as declared there. */
+export const configurationTable: GeneratedSection = {
+  file: 'docs/configuration.md',
+  name: 'configuration',
+  render() {
+    const rows = settingsList().map(({ setting }) => {
+      const name = `\`${setting.variable}\`${setting.flag ? ` / \`${setting.flag}\`` : ''}`;
+      return `| ${name} | ${setting.shownDefault} | ${cell(setting.kind)} | ${cell(setting.description)} |`;
+    });
+    return ['| variable | default | values | meaning |', '|---|---|---|---|', ...rows].join('\n');
+  },
+};
+
+export const SECTIONS: readonly GeneratedSection[] = [errorsTable, configurationTable];
 
 const startMarker = (name: string) => `<!-- generated: ${name} (npm run gen:docs) -->`;
 const endMarker = (name: string) => `<!-- end generated: ${name} -->`;
