@@ -5,59 +5,13 @@ import { logFactorial } from '../../src/stats/log-gamma.js';
 import { mannWhitneyU } from '../../src/stats/mann-whitney.js';
 import { normalUpperTail, twoSidedNormalP } from '../../src/stats/normal.js';
 import { judge, median, medianAbsoluteDeviation, robustBand } from '../../src/stats/robust-band.js';
+import { fisherByEnumeration, mannWhitneyLongWay, twoSidedPByIntegration } from './reference.js';
 
 const close = (actual: number | null | undefined, expected: number, relative = 1e-9) =>
   assert.ok(
     actual !== null && actual !== undefined && Math.abs(actual - expected) <= relative * Math.abs(expected),
     `${actual} is not within ${relative} of ${expected}`,
   );
-
-/** n choose k exactly, as a BigInt. */
-function choose(n: number, k: number): bigint {
-  let result = 1n;
-  for (let i = 1; i <= k; i++) result = (result * BigInt(n - k + i)) / BigInt(i);
-  return result;
-}
-
-/**
- * Fisher's two-sided p-value by enumerating every table with the margins of [[a, b], [c, d]] and
- * its exact hypergeometric weight C(row1, x) C(row2, col1 - x) as a BigInt: a second, independent
- * computation (no logarithms, no floating point until the final division).
- */
-function fisherByEnumeration(a: number, b: number, c: number, d: number): number {
-  const row1 = a + b;
-  const row2 = c + d;
-  const col1 = a + c;
-  const weight = (x: number) => choose(row1, x) * choose(row2, col1 - x);
-  const observed = weight(a);
-  let total = 0n;
-  let extreme = 0n;
-  for (let x = Math.max(0, col1 - row2); x <= Math.min(row1, col1); x++) {
-    const w = weight(x);
-    total += w;
-    if (w <= observed) extreme += w;
-  }
-  // Scaled to keep 15 significant digits through the division.
-  return Number((extreme * 10n ** 18n) / total) / 1e18;
-}
-
-/** Expands tie groups into values and computes U, mid-ranks and the tie-corrected variance the long way. */
-function mannWhitneyLongWay(groups: Array<{ value: number; first: number; second: number }>) {
-  const xs = groups.flatMap((g) => Array<number>(g.first).fill(g.value));
-  const ys = groups.flatMap((g) => Array<number>(g.second).fill(g.value));
-  let u = 0;
-  for (const x of xs) for (const y of ys) u += x > y ? 1 : x === y ? 0.5 : 0;
-  const all = [...xs, ...ys].sort((p, q) => p - q);
-  const n = all.length;
-  const counts = new Map<number, number>();
-  for (const v of all) counts.set(v, (counts.get(v) ?? 0) + 1);
-  let tieSum = 0;
-  for (const t of counts.values()) tieSum += t ** 3 - t;
-  const n1 = xs.length;
-  const n2 = ys.length;
-  const sigma = Math.sqrt(((n1 * n2) / 12) * (n + 1 - tieSum / (n * (n - 1))));
-  return { u, z: (u - (n1 * n2) / 2) / sigma };
-}
 
 describe('Fisher exact test, two-sided (src/stats/fisher-exact.ts)', () => {
   it("gives the lady tasting tea's table 3,1,1,3 the published p = 0.4857", () => {
@@ -130,7 +84,12 @@ describe('Mann-Whitney U from histogram bins (src/stats/mann-whitney.ts)', () =>
     const result = mannWhitneyU(groups)!;
     assert.equal(result.u, 2000);
     close(result.p, 8.25261643477843e-7, 1e-8);
-    const long = mannWhitneyLongWay(groups);
+    const expand = (pick: (g: (typeof groups)[number]) => number) =>
+      groups.flatMap((g) => Array<number>(pick(g)).fill(g.value));
+    const long = mannWhitneyLongWay(
+      expand((g) => g.first),
+      expand((g) => g.second),
+    );
     assert.equal(result.u, long.u);
     close(result.z, long.z, 1e-12);
     // Bins given in any order.
@@ -153,6 +112,7 @@ describe('the normal tail (src/stats/normal.ts)', () => {
     close(normalUpperTail(8), 6.22096057427174e-16, 1e-9);
     close(twoSidedNormalP(-1.96), 0.04999579029644087, 1e-12);
     assert.equal(twoSidedNormalP(0), 1);
+    for (const z of [0.3, 1.1, 2.5, 3.7]) close(twoSidedNormalP(z), twoSidedPByIntegration(z), 1e-9);
   });
 });
 
