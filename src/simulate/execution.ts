@@ -8,8 +8,8 @@
  */
 import type { EventRecord, ExecutionRecord, LogRecord } from '../ingest/records.js';
 import type { Arrival } from './arrivals.js';
-import type { Failure } from './failures.js';
 import { regressionAt } from './deployments.js';
+import type { Failure } from './failures.js';
 import { incidentAt } from './incidents.js';
 import { type Random, randomFor } from './prng.js';
 import {
