@@ -97,6 +97,8 @@ async function tenant(
           severity: 'warning',
           enabled: true,
           disabled_reason: null,
+          metric: null,
+          sensitivity: null,
         });
       }
     }

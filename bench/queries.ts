@@ -192,8 +192,36 @@ export const INSIGHT_MIX: readonly MixQuery[] = [
   },
 ];
 
-/** Everything a client sends: the hosted API's mix and the insight queries. */
-export const FULL_MIX: readonly MixQuery[] = [...MIX, ...INSIGHT_MIX];
+/** Section 7's verdicts: a workflow's deployments judged, and the anomalies of a day. */
+export const VERDICT_MIX: readonly MixQuery[] = [
+  {
+    name: 'deployment impact, one workflow (10 deployments, new groups)',
+    p99TargetMs: 50,
+    query: `query Impact($input: DeploymentImpactInput!) { deploymentImpact(input: $input) { count data {
+      deployment { uuid deployedAt } verdict before { executions failures p50Ms p95Ms } after { executions failures p50Ms p95Ms }
+      failureRateChange failureRatePValue durationChange durationPValue
+      newErrorGroups { fingerprint occurrences } resolvedErrorGroups { fingerprint occurrences } } } }`,
+    variables: (f) => ({ input: { workflowUUID: f.workflowUuid } }),
+  },
+  {
+    name: 'anomalies 24h, organization and each workflow',
+    p99TargetMs: 50,
+    query: `query Anomalies($input: AnomaliesInput!) { anomalies(input: $input) {
+      data { metric workflowUUID workflowName from observed expected score }
+      series { metric points { from observed expected lower upper anomalous } } } }`,
+    variables: (f) => ({ input: window(f, 1) }),
+  },
+  {
+    name: 'anomalies 24h, one workflow',
+    p99TargetMs: 50,
+    query: `query Anomalies($input: AnomaliesInput!) { anomalies(input: $input) {
+      data { metric from observed expected score } series { metric points { from observed anomalous } } } }`,
+    variables: (f) => ({ input: { workflowUUID: f.workflowUuid, ...window(f, 1) } }),
+  },
+];
+
+/** Everything a client sends: the hosted API's mix, the insight queries and the verdicts. */
+export const FULL_MIX: readonly MixQuery[] = [...MIX, ...INSIGHT_MIX, ...VERDICT_MIX];
 
 /** The cheapest request through the whole HTTP + auth + GraphQL stack: the stack's own ceiling. */
 export const TRIVIAL: MixQuery = {

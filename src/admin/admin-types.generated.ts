@@ -3,7 +3,7 @@
 
 import type { ScalarTypes, WireScalars, EntityActiveStatus, MemberStatus, MemberType, Organization, OrganizationAccount, OrganizationRestrictionStatus } from '../schema/schema-types.generated.js';
 
-export const AlertConditionValues = ['EXECUTION_FAILED', 'FAILURE_RATE', 'NO_EXECUTIONS', 'NEW_ERROR_GROUP'] as const;
+export const AlertConditionValues = ['EXECUTION_FAILED', 'FAILURE_RATE', 'NO_EXECUTIONS', 'NEW_ERROR_GROUP', 'ANOMALY'] as const;
 export type AlertCondition = (typeof AlertConditionValues)[number];
 
 export interface AlertRule<S extends ScalarTypes = WireScalars> {
@@ -17,6 +17,8 @@ export interface AlertRule<S extends ScalarTypes = WireScalars> {
   window: string | null;
   minExecutions: number | null;
   for: string | null;
+  metric: string | null;
+  sensitivity: number | null;
   target: AlertTarget;
   url: string;
   severity: string;
@@ -58,6 +60,8 @@ export interface CreateAlertRuleInput<S extends ScalarTypes = WireScalars> {
   window?: string | null;
   minExecutions?: number | null;
   for?: string | null;
+  metric?: string | null;
+  sensitivity?: number | null;
   target: AlertTarget;
   url: string;
   severity?: string | null;
@@ -141,6 +145,8 @@ export interface UpdateAlertRuleInput<S extends ScalarTypes = WireScalars> {
   window?: string | null;
   minExecutions?: number | null;
   for?: string | null;
+  metric?: string | null;
+  sensitivity?: number | null;
   url?: string | null;
   severity?: string | null;
   enabled?: boolean | null;

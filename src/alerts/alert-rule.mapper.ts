@@ -22,6 +22,8 @@ export function toAlertRule(row: AlertRuleRow): AlertRule<ApiScalars> {
     window: row.window_seconds === null ? null : durationText(row.window_seconds),
     minExecutions: row.min_executions,
     for: row.for_seconds === null ? null : durationText(row.for_seconds),
+    metric: row.metric,
+    sensitivity: row.sensitivity === null ? null : Number(row.sensitivity),
     target: row.target as AlertTarget,
     url: row.url,
     severity: row.severity,

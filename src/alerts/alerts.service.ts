@@ -26,6 +26,7 @@ import {
   requeueDelivery,
   updateRule,
 } from './alerts.store.js';
+import { anomalyMetric, anomalySensitivity } from './anomaly-condition.js';
 import { checkReceiverUrl } from './receiver-address.js';
 import { alertKeyOf, newSigningSecret, seal } from './secret-box.js';
 import { wakeDeliveries } from './wake.js';
@@ -84,7 +85,14 @@ export interface CreatedRule {
 function checkShape(
   rule: Pick<
     AlertRuleRow,
-    'condition' | 'workflow_uuid' | 'threshold' | 'window_seconds' | 'for_seconds' | 'classified_status'
+    | 'condition'
+    | 'workflow_uuid'
+    | 'threshold'
+    | 'window_seconds'
+    | 'for_seconds'
+    | 'classified_status'
+    | 'metric'
+    | 'sensitivity'
   >,
 ): void {
   const only = (field: string, present: unknown, conditions: readonly string[]) => {
@@ -95,6 +103,9 @@ function checkShape(
   only('threshold', rule.threshold, ['FAILURE_RATE']);
   only('window', rule.window_seconds, ['FAILURE_RATE']);
   only('for', rule.for_seconds, ['NO_EXECUTIONS']);
+  only('metric', rule.metric, ['ANOMALY']);
+  only('sensitivity', rule.sensitivity, ['ANOMALY']);
+  if (rule.condition === 'ANOMALY' && rule.metric === null) throw badInput('metric is required by ANOMALY');
   if (rule.condition === 'FAILURE_RATE') {
     if (rule.threshold === null) throw badInput('threshold is required by FAILURE_RATE');
     if (rule.window_seconds === null) throw badInput('window is required by FAILURE_RATE');
@@ -129,6 +140,8 @@ export async function createAlertRule(
     threshold: input.threshold === null || input.threshold === undefined ? null : threshold(input.threshold),
     window_seconds: input.window ? seconds('window', input.window, MINUTE_S, 7 * DAY_S) : null,
     for_seconds: input.for ? seconds('for', input.for, MINUTE_S, 30 * DAY_S) : null,
+    metric: input.metric ? anomalyMetric(input.metric) : null,
+    sensitivity: input.sensitivity == null ? null : anomalySensitivity(input.sensitivity),
   };
   checkShape(shape);
   const row = await insertRule(db, {
@@ -163,6 +176,8 @@ export async function updateAlertRule(
   if (input.window != null) changes.window_seconds = seconds('window', input.window, MINUTE_S, 7 * DAY_S);
   if (input.minExecutions != null) changes.min_executions = minExecutions(input.minExecutions);
   if (input.for != null) changes.for_seconds = seconds('for', input.for, MINUTE_S, 30 * DAY_S);
+  if (input.metric != null) changes.metric = anomalyMetric(input.metric);
+  if (input.sensitivity != null) changes.sensitivity = anomalySensitivity(input.sensitivity);
   if (input.url != null) changes.url = await checkReceiverUrl('url', input.url, config.alerts.allowPrivate);
   if (input.severity != null) changes.severity = severity(input.severity);
   if (input.enabled != null) {

@@ -18,8 +18,9 @@ export type NewRule = Omit<
 export async function insertRule(db: Queryable, rule: NewRule): Promise<AlertRuleRow> {
   const [row] = await db.query<AlertRuleRow>(
     `insert into alert_rules (id, organization_id, name, condition, workflow_uuid, classified_status, threshold,
-       window_seconds, min_executions, for_seconds, target, url, secret_box, severity, enabled, disabled_reason)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+       window_seconds, min_executions, for_seconds, target, url, secret_box, severity, enabled, disabled_reason,
+       metric, sensitivity)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
      returning ${RULE_COLUMNS}`,
     [
       rule.id,
@@ -38,6 +39,8 @@ export async function insertRule(db: Queryable, rule: NewRule): Promise<AlertRul
       rule.severity,
       rule.enabled,
       rule.disabled_reason,
+      rule.metric,
+      rule.sensitivity,
     ],
   );
   return row!;
@@ -57,6 +60,8 @@ export type RuleChanges = {
     | 'severity'
     | 'enabled'
     | 'disabled_reason'
+    | 'metric'
+    | 'sensitivity'
   >]?: AlertRuleRow[K];
 };
 
@@ -72,6 +77,8 @@ const CHANGEABLE = [
   'severity',
   'enabled',
   'disabled_reason',
+  'metric',
+  'sensitivity',
 ] as const satisfies ReadonlyArray<keyof RuleChanges>;
 
 export async function updateRule(

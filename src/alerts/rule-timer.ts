@@ -1,5 +1,5 @@
 /**
- * The rules evaluated on a timer (FAILURE_RATE, NO_EXECUTIONS). Any number of instances may run
+ * The rules evaluated on a timer (FAILURE_RATE, NO_EXECUTIONS, ANOMALY). Any number of instances may run
  * it: each evaluation claims its rules with `for update skip locked`, changes their state and
  * writes the delivery of a change in the same transaction, so a rule is never evaluated by two
  * instances at once and a change never fires twice. Counts come from the rollups (countWindows:
@@ -11,6 +11,7 @@ import { durationText } from '../modules/shared/duration.js';
 import { formatTime } from '../modules/shared/time.js';
 import { countWindows } from '../rollups/execution-counts.store.js';
 import { GIVE_UP_MS, queueDeliveries, RULE_COLUMNS } from './alerts.store.js';
+import { anomalyVerdict } from './anomaly-condition.js';
 import { ruleSummary } from './payloads.js';
 
 /** Rules evaluated per transaction. */
@@ -23,6 +24,7 @@ interface Verdict {
 }
 
 async function verdictOf(tx: Transaction, rule: AlertRuleRow, now: number): Promise<Verdict> {
+  if (rule.condition === 'ANOMALY') return anomalyVerdict(tx, rule, now);
   if (rule.condition === 'FAILURE_RATE') {
     const windowMs = rule.window_seconds! * 1000;
     const counts = (
@@ -67,7 +69,14 @@ async function verdictOf(tx: Transaction, rule: AlertRuleRow, now: number): Prom
   };
 }
 
-const EVENT_PREFIX = { FAILURE_RATE: 'failure_rate', NO_EXECUTIONS: 'no_executions' } as const;
+const EVENT_PREFIX = {
+  FAILURE_RATE: 'failure_rate',
+  NO_EXECUTIONS: 'no_executions',
+  ANOMALY: 'anomaly',
+} as const;
+
+/** The conditions evaluated here: those of EVENT_PREFIX. */
+const TIMED_CONDITIONS = Object.keys(EVENT_PREFIX);
 
 export interface TimerSettings {
   /** How often each rule is evaluated. */
@@ -85,11 +94,11 @@ export async function evaluateDueRules(
   return db.transaction(async (tx) => {
     const rules = await tx.query<AlertRuleRow>(
       `select ${RULE_COLUMNS} from alert_rules
-       where enabled and condition in ('FAILURE_RATE', 'NO_EXECUTIONS')
+       where enabled and condition = any($2::text[])
          and (evaluated_at is null or evaluated_at <= $1)
        order by evaluated_at nulls first limit ${BATCH}
        for update skip locked`,
-      [new Date(now - evaluateMs + 50)],
+      [new Date(now - evaluateMs + 50), TIMED_CONDITIONS],
     );
     let queued = 0;
     for (const rule of rules) {

@@ -50,6 +50,8 @@ export const ADMIN_OPERATIONS = {
       window
       minExecutions
       for
+      metric
+      sensitivity
       target
       url
       severity
@@ -167,6 +169,8 @@ export const ADMIN_OPERATIONS = {
         window
         minExecutions
         for
+        metric
+        sensitivity
         target
         url
         severity
@@ -191,6 +195,8 @@ export const ADMIN_OPERATIONS = {
       window
       minExecutions
       for
+      metric
+      sensitivity
       target
       url
       severity
@@ -213,6 +219,8 @@ export const ADMIN_OPERATIONS = {
       window
       minExecutions
       for
+      metric
+      sensitivity
       target
       url
       severity

@@ -12,6 +12,7 @@ const PAGED_QUERIES = {
   errorGroups: true,
   capabilityStats: true,
   searchExecutionLogs: true,
+  deploymentImpact: true,
 } as const satisfies Record<PagedQueryName, true>;
 
 /** The input may be left out when none of its fields is required. */
@@ -160,6 +161,23 @@ export class Client {
    */
   workflowExecutionLogPage(...[input, options]: InputParams<'workflowExecutionLogPage'>) {
     return this.query('workflowExecutionLogPage', { input }, options);
+  }
+
+  /**
+   * Each deployment of a workflow with its verdict: before against after, the failure rate by
+   * Fisher's exact test, durations by Mann-Whitney U, and the error groups it brought or ended
+   * (extended API). `deploymentUUID` narrows it to one.
+   */
+  deploymentImpact(...[input, options]: InputParams<'deploymentImpact'>) {
+    return this.query('deploymentImpact', { input }, options);
+  }
+
+  /**
+   * Buckets that stand out from the same time of the week in the four weeks before, with each
+   * metric's series against its expected band (extended API).
+   */
+  anomalies(...[input = {}, options]: InputParams<'anomalies'>) {
+    return this.query('anomalies', { input }, options);
   }
 
   /**

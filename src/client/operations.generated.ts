@@ -274,13 +274,128 @@ export const OPERATIONS = {
       next
     }
   }`,
+  deploymentImpact: `query DeploymentImpact($input: DeploymentImpactInput!) {
+    deploymentImpact(input: $input) {
+      data {
+        deployment {
+          uuid
+          workflowID
+          status
+          deployedAt
+          txHash
+          errorMessage
+          binaryURL
+          configURL
+          executionCountByStatus {
+            success
+            failure
+          }
+          workflowSource
+          hasTeeExecutions
+          hasNonTeeExecutions
+        }
+        verdict
+        before {
+          from
+          to
+          executions
+          failures
+          failureRate
+          p50Ms
+          p95Ms
+        }
+        after {
+          from
+          to
+          executions
+          failures
+          failureRate
+          p50Ms
+          p95Ms
+        }
+        failureRateChange
+        failureRatePValue
+        durationChange
+        durationPValue
+        newErrorGroups {
+          fingerprint
+          pattern
+          sampleMessage
+          occurrences
+          executionCount
+          workflowCount
+          capabilityIDs
+          firstSeenAt
+          lastSeenAt
+          activity {
+            from
+            to
+            occurrences
+          }
+        }
+        resolvedErrorGroups {
+          fingerprint
+          pattern
+          sampleMessage
+          occurrences
+          executionCount
+          workflowCount
+          capabilityIDs
+          firstSeenAt
+          lastSeenAt
+          activity {
+            from
+            to
+            occurrences
+          }
+        }
+      }
+      count
+    }
+  }`,
+  anomalies: `query Anomalies($input: AnomaliesInput!) {
+    anomalies(input: $input) {
+      data {
+        metric
+        workflowUUID
+        workflowName
+        from
+        to
+        observed
+        expected
+        lower
+        upper
+        direction
+        score
+      }
+      series {
+        metric
+        workflowUUID
+        points {
+          from
+          to
+          observed
+          expected
+          lower
+          upper
+          anomalous
+        }
+      }
+    }
+  }`,
 } as const satisfies { readonly [K in keyof QueryFields]: string };
 
 /** The fields of each object type, in schema order (e.g. the columns of a CSV export). */
 export const OBJECT_FIELDS = {
+  AnomaliesOutput: ['data', 'series'],
+  Anomaly: ['metric', 'workflowUUID', 'workflowName', 'from', 'to', 'observed', 'expected', 'lower', 'upper', 'direction', 'score'],
+  AnomalyPoint: ['from', 'to', 'observed', 'expected', 'lower', 'upper', 'anomalous'],
+  AnomalySeries: ['metric', 'workflowUUID', 'points'],
   CapabilityExecutionError: ['error', 'count'],
   CapabilityStats: ['capabilityID', 'calls', 'failures', 'failureRate', 'p50Ms', 'p95Ms'],
   CapabilityStatsOutput: ['data', 'count'],
+  DeploymentImpact: ['deployment', 'verdict', 'before', 'after', 'failureRateChange', 'failureRatePValue', 'durationChange', 'durationPValue', 'newErrorGroups', 'resolvedErrorGroups'],
+  DeploymentImpactOutput: ['data', 'count'],
   DurationBucket: ['fromMs', 'toMs', 'count'],
   DurationStats: ['count', 'minMs', 'maxMs', 'meanMs', 'p50Ms', 'p90Ms', 'p95Ms', 'p99Ms', 'histogram'],
   DurationStatsOutput: ['data'],
@@ -289,6 +404,7 @@ export const OBJECT_FIELDS = {
   ErrorGroupsOutput: ['data', 'count'],
   ExecutionError: ['error', 'count'],
   ExecutionLogMatch: ['workflowExecutionUUID', 'workflowUUID', 'workflowName', 'nodeID', 'timestamp', 'message'],
+  ImpactWindow: ['from', 'to', 'executions', 'failures', 'failureRate', 'p50Ms', 'p95Ms'],
   Organization: ['organizationId', 'displayName', 'createdAt', 'updatedAt', 'restrictionStatus', 'activeStatus', 'tenantId'],
   OrganizationAccount: ['memberId', 'userId', 'organizationId', 'emailAddress', 'displayName', 'memberType', 'memberStatus', 'createdAt', 'updatedAt', 'invitedByUser', 'invitedAt', 'joinedAt', 'removedByUser', 'removedAt'],
   SearchExecutionLogsOutput: ['data', 'count', 'countIsExact'],

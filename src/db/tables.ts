@@ -189,6 +189,9 @@ export const alertRules = table('alert_rules', {
   evaluated_at: 'timestamptz',
   created_at: 'timestamptz not null',
   updated_at: 'timestamptz not null',
+  // ANOMALY (migration 0011).
+  metric: 'text',
+  sensitivity: 'numeric',
 });
 export type AlertRuleRow = RowOf<typeof alertRules>;
 

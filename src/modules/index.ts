@@ -2,8 +2,10 @@
 
 import { accountsModule } from './accounts/index.js';
 import { activityModule } from './activity/index.js';
+import { anomaliesModule } from './anomalies/index.js';
 import type { ApiModule, SchemaKind } from './api-module.js';
 import { capabilitiesModule } from './capabilities/index.js';
+import { deploymentImpactModule } from './deployment-impact/index.js';
 import { deploymentsModule } from './deployments/index.js';
 import { durationsModule } from './durations/index.js';
 import { errorGroupsModule } from './error-groups/index.js';
@@ -23,6 +25,8 @@ export const API_MODULES: readonly ApiModule[] = [
   capabilitiesModule,
   logSearchModule,
   logPagesModule,
+  deploymentImpactModule,
+  anomaliesModule,
 ];
 
 /** The modules a schema of this kind serves: the hosted one leaves out the extensions. */

@@ -9,7 +9,7 @@ import type { ExecutionsOutputParent } from '../modules/executions/execution.map
 import type { SearchParent } from '../modules/log-search/log-search.mapper.js';
 import type { WorkflowParent, WorkflowsOutputParent } from '../modules/workflows/workflow.mapper.js';
 import type { ApiScalars } from './scalars.js';
-import type { CapabilityStatsInput, DurationStatsInput, EntityActiveStatus, ErrorGroupsInput, MemberStatus, MemberType, OrganizationRestrictionStatus, SearchExecutionLogsInput, WorkflowActivityInput, WorkflowDeploymentInput, WorkflowDeploymentStatus, WorkflowDeploymentsInput, WorkflowExecutionClassifiedStatus, WorkflowExecutionEventsInput, WorkflowExecutionInput, WorkflowExecutionLogPageInput, WorkflowExecutionLogsInput, WorkflowExecutionStatus, WorkflowExecutionsInput, WorkflowInput, WorkflowsInput } from './schema-types.generated.js';
+import type { AnomaliesInput, AnomalyDirection, AnomalyMetric, CapabilityStatsInput, DeploymentImpactInput, DeploymentVerdict, DurationStatsInput, EntityActiveStatus, ErrorGroupsInput, MemberStatus, MemberType, OrganizationRestrictionStatus, SearchExecutionLogsInput, WorkflowActivityInput, WorkflowDeploymentInput, WorkflowDeploymentStatus, WorkflowDeploymentsInput, WorkflowExecutionClassifiedStatus, WorkflowExecutionEventsInput, WorkflowExecutionInput, WorkflowExecutionLogPageInput, WorkflowExecutionLogsInput, WorkflowExecutionStatus, WorkflowExecutionsInput, WorkflowInput, WorkflowsInput } from './schema-types.generated.js';
 
 type Awaitable<T> = T | Promise<T>;
 
@@ -23,9 +23,15 @@ export type FieldResolver<Parent, Args, Result> = (
 
 /** What the resolvers of each object type receive as parent, and return for it. */
 export interface ResolvedTypes {
+  AnomaliesOutput: { data: ResolvedTypes['Anomaly'][]; series: ResolvedTypes['AnomalySeries'][] };
+  Anomaly: { metric: AnomalyMetric; workflowUUID: string | null; workflowName: string | null; from: ApiScalars['Time']; to: ApiScalars['Time']; observed: number; expected: number; lower: number; upper: number; direction: AnomalyDirection; score: number };
+  AnomalyPoint: { from: ApiScalars['Time']; to: ApiScalars['Time']; observed: number | null; expected: number | null; lower: number | null; upper: number | null; anomalous: boolean };
+  AnomalySeries: { metric: AnomalyMetric; workflowUUID: string | null; points: ResolvedTypes['AnomalyPoint'][] };
   CapabilityExecutionError: { error: string; count: number };
   CapabilityStats: { capabilityID: string; calls: number; failures: number; failureRate: number; p50Ms: number | null; p95Ms: number | null };
   CapabilityStatsOutput: { data: ResolvedTypes['CapabilityStats'][]; count: number };
+  DeploymentImpact: { deployment: ResolvedTypes['WorkflowDeployment']; verdict: DeploymentVerdict; before: ResolvedTypes['ImpactWindow']; after: ResolvedTypes['ImpactWindow']; failureRateChange: number | null; failureRatePValue: number | null; durationChange: number | null; durationPValue: number | null; newErrorGroups: ResolvedTypes['ErrorGroup'][]; resolvedErrorGroups: ResolvedTypes['ErrorGroup'][] };
+  DeploymentImpactOutput: { data: ResolvedTypes['DeploymentImpact'][]; count: number };
   DurationBucket: { fromMs: number; toMs: number; count: number };
   DurationStats: { count: number; minMs: number | null; maxMs: number | null; meanMs: number | null; p50Ms: number | null; p90Ms: number | null; p95Ms: number | null; p99Ms: number | null; histogram: ResolvedTypes['DurationBucket'][] };
   DurationStatsOutput: { data: ResolvedTypes['DurationStats'] };
@@ -34,6 +40,7 @@ export interface ResolvedTypes {
   ErrorGroupsOutput: { data: ResolvedTypes['ErrorGroup'][]; count: number };
   ExecutionError: { error: string; count: number };
   ExecutionLogMatch: { workflowExecutionUUID: string; workflowUUID: string; workflowName: string; nodeID: string; timestamp: ApiScalars['Time']; message: string };
+  ImpactWindow: { from: ApiScalars['Time']; to: ApiScalars['Time']; executions: number; failures: number; failureRate: number | null; p50Ms: number | null; p95Ms: number | null };
   Organization: { organizationId: ApiScalars['OrganizationId']; displayName: ApiScalars['LabelText']; createdAt: ApiScalars['Time']; updatedAt: ApiScalars['Time']; restrictionStatus: OrganizationRestrictionStatus; activeStatus: EntityActiveStatus; tenantId: number };
   OrganizationAccount: { memberId: ApiScalars['MemberId']; userId: ApiScalars['UserId'] | null; organizationId: ApiScalars['OrganizationId']; emailAddress: ApiScalars['Email']; displayName: ApiScalars['LabelText']; memberType: MemberType | null; memberStatus: MemberStatus; createdAt: ApiScalars['Time']; updatedAt: ApiScalars['Time']; invitedByUser: ApiScalars['UserId'] | null; invitedAt: ApiScalars['Time'] | null; joinedAt: ApiScalars['Time'] | null; removedByUser: ApiScalars['UserId'] | null; removedAt: ApiScalars['Time'] | null };
   SearchExecutionLogsOutput: SearchParent;
@@ -58,6 +65,37 @@ export interface ResolvedTypes {
 
 /** Every field resolver a module may declare, typed from the SDL and the mappers. */
 export interface Resolvers {
+  AnomaliesOutput?: {
+    data?: FieldResolver<ResolvedTypes['AnomaliesOutput'], Record<string, never>, ResolvedTypes['Anomaly'][]>;
+    series?: FieldResolver<ResolvedTypes['AnomaliesOutput'], Record<string, never>, ResolvedTypes['AnomalySeries'][]>;
+  };
+  Anomaly?: {
+    metric?: FieldResolver<ResolvedTypes['Anomaly'], Record<string, never>, AnomalyMetric>;
+    workflowUUID?: FieldResolver<ResolvedTypes['Anomaly'], Record<string, never>, string | null>;
+    workflowName?: FieldResolver<ResolvedTypes['Anomaly'], Record<string, never>, string | null>;
+    from?: FieldResolver<ResolvedTypes['Anomaly'], Record<string, never>, ApiScalars['Time']>;
+    to?: FieldResolver<ResolvedTypes['Anomaly'], Record<string, never>, ApiScalars['Time']>;
+    observed?: FieldResolver<ResolvedTypes['Anomaly'], Record<string, never>, number>;
+    expected?: FieldResolver<ResolvedTypes['Anomaly'], Record<string, never>, number>;
+    lower?: FieldResolver<ResolvedTypes['Anomaly'], Record<string, never>, number>;
+    upper?: FieldResolver<ResolvedTypes['Anomaly'], Record<string, never>, number>;
+    direction?: FieldResolver<ResolvedTypes['Anomaly'], Record<string, never>, AnomalyDirection>;
+    score?: FieldResolver<ResolvedTypes['Anomaly'], Record<string, never>, number>;
+  };
+  AnomalyPoint?: {
+    from?: FieldResolver<ResolvedTypes['AnomalyPoint'], Record<string, never>, ApiScalars['Time']>;
+    to?: FieldResolver<ResolvedTypes['AnomalyPoint'], Record<string, never>, ApiScalars['Time']>;
+    observed?: FieldResolver<ResolvedTypes['AnomalyPoint'], Record<string, never>, number | null>;
+    expected?: FieldResolver<ResolvedTypes['AnomalyPoint'], Record<string, never>, number | null>;
+    lower?: FieldResolver<ResolvedTypes['AnomalyPoint'], Record<string, never>, number | null>;
+    upper?: FieldResolver<ResolvedTypes['AnomalyPoint'], Record<string, never>, number | null>;
+    anomalous?: FieldResolver<ResolvedTypes['AnomalyPoint'], Record<string, never>, boolean>;
+  };
+  AnomalySeries?: {
+    metric?: FieldResolver<ResolvedTypes['AnomalySeries'], Record<string, never>, AnomalyMetric>;
+    workflowUUID?: FieldResolver<ResolvedTypes['AnomalySeries'], Record<string, never>, string | null>;
+    points?: FieldResolver<ResolvedTypes['AnomalySeries'], Record<string, never>, ResolvedTypes['AnomalyPoint'][]>;
+  };
   CapabilityExecutionError?: {
     error?: FieldResolver<ResolvedTypes['CapabilityExecutionError'], Record<string, never>, string>;
     count?: FieldResolver<ResolvedTypes['CapabilityExecutionError'], Record<string, never>, number>;
@@ -73,6 +111,22 @@ export interface Resolvers {
   CapabilityStatsOutput?: {
     data?: FieldResolver<ResolvedTypes['CapabilityStatsOutput'], Record<string, never>, ResolvedTypes['CapabilityStats'][]>;
     count?: FieldResolver<ResolvedTypes['CapabilityStatsOutput'], Record<string, never>, number>;
+  };
+  DeploymentImpact?: {
+    deployment?: FieldResolver<ResolvedTypes['DeploymentImpact'], Record<string, never>, ResolvedTypes['WorkflowDeployment']>;
+    verdict?: FieldResolver<ResolvedTypes['DeploymentImpact'], Record<string, never>, DeploymentVerdict>;
+    before?: FieldResolver<ResolvedTypes['DeploymentImpact'], Record<string, never>, ResolvedTypes['ImpactWindow']>;
+    after?: FieldResolver<ResolvedTypes['DeploymentImpact'], Record<string, never>, ResolvedTypes['ImpactWindow']>;
+    failureRateChange?: FieldResolver<ResolvedTypes['DeploymentImpact'], Record<string, never>, number | null>;
+    failureRatePValue?: FieldResolver<ResolvedTypes['DeploymentImpact'], Record<string, never>, number | null>;
+    durationChange?: FieldResolver<ResolvedTypes['DeploymentImpact'], Record<string, never>, number | null>;
+    durationPValue?: FieldResolver<ResolvedTypes['DeploymentImpact'], Record<string, never>, number | null>;
+    newErrorGroups?: FieldResolver<ResolvedTypes['DeploymentImpact'], Record<string, never>, ResolvedTypes['ErrorGroup'][]>;
+    resolvedErrorGroups?: FieldResolver<ResolvedTypes['DeploymentImpact'], Record<string, never>, ResolvedTypes['ErrorGroup'][]>;
+  };
+  DeploymentImpactOutput?: {
+    data?: FieldResolver<ResolvedTypes['DeploymentImpactOutput'], Record<string, never>, ResolvedTypes['DeploymentImpact'][]>;
+    count?: FieldResolver<ResolvedTypes['DeploymentImpactOutput'], Record<string, never>, number>;
   };
   DurationBucket?: {
     fromMs?: FieldResolver<ResolvedTypes['DurationBucket'], Record<string, never>, number>;
@@ -126,6 +180,15 @@ export interface Resolvers {
     timestamp?: FieldResolver<ResolvedTypes['ExecutionLogMatch'], Record<string, never>, ApiScalars['Time']>;
     message?: FieldResolver<ResolvedTypes['ExecutionLogMatch'], Record<string, never>, string>;
   };
+  ImpactWindow?: {
+    from?: FieldResolver<ResolvedTypes['ImpactWindow'], Record<string, never>, ApiScalars['Time']>;
+    to?: FieldResolver<ResolvedTypes['ImpactWindow'], Record<string, never>, ApiScalars['Time']>;
+    executions?: FieldResolver<ResolvedTypes['ImpactWindow'], Record<string, never>, number>;
+    failures?: FieldResolver<ResolvedTypes['ImpactWindow'], Record<string, never>, number>;
+    failureRate?: FieldResolver<ResolvedTypes['ImpactWindow'], Record<string, never>, number | null>;
+    p50Ms?: FieldResolver<ResolvedTypes['ImpactWindow'], Record<string, never>, number | null>;
+    p95Ms?: FieldResolver<ResolvedTypes['ImpactWindow'], Record<string, never>, number | null>;
+  };
   Organization?: {
     organizationId?: FieldResolver<ResolvedTypes['Organization'], Record<string, never>, ApiScalars['OrganizationId']>;
     displayName?: FieldResolver<ResolvedTypes['Organization'], Record<string, never>, ApiScalars['LabelText']>;
@@ -168,6 +231,8 @@ export interface Resolvers {
     capabilityStats?: FieldResolver<unknown, { input: CapabilityStatsInput<ApiScalars> }, ResolvedTypes['CapabilityStatsOutput']>;
     searchExecutionLogs?: FieldResolver<unknown, { input: SearchExecutionLogsInput<ApiScalars> }, ResolvedTypes['SearchExecutionLogsOutput']>;
     workflowExecutionLogPage?: FieldResolver<unknown, { input: WorkflowExecutionLogPageInput<ApiScalars> }, ResolvedTypes['WorkflowExecutionLogPageOutput']>;
+    deploymentImpact?: FieldResolver<unknown, { input: DeploymentImpactInput<ApiScalars> }, ResolvedTypes['DeploymentImpactOutput']>;
+    anomalies?: FieldResolver<unknown, { input: AnomaliesInput<ApiScalars> }, ResolvedTypes['AnomaliesOutput']>;
   };
   SearchExecutionLogsOutput?: {
     data?: FieldResolver<ResolvedTypes['SearchExecutionLogsOutput'], Record<string, never>, ResolvedTypes['ExecutionLogMatch'][]>;

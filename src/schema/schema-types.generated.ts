@@ -37,6 +37,55 @@ export interface WireScalars extends ScalarTypes {
   WorkflowId: string;
 }
 
+export interface AnomaliesInput<S extends ScalarTypes = WireScalars> {
+  workflowUUID?: string | null;
+  metrics?: AnomalyMetric[] | null;
+  from?: S['Time'] | null;
+  to?: S['Time'] | null;
+  sensitivity?: number | null;
+}
+
+export interface AnomaliesOutput<S extends ScalarTypes = WireScalars> {
+  data: Anomaly<S>[];
+  series: AnomalySeries<S>[];
+}
+
+export interface Anomaly<S extends ScalarTypes = WireScalars> {
+  metric: AnomalyMetric;
+  workflowUUID: string | null;
+  workflowName: string | null;
+  from: S['Time'];
+  to: S['Time'];
+  observed: number;
+  expected: number;
+  lower: number;
+  upper: number;
+  direction: AnomalyDirection;
+  score: number;
+}
+
+export const AnomalyDirectionValues = ['UP', 'DOWN'] as const;
+export type AnomalyDirection = (typeof AnomalyDirectionValues)[number];
+
+export const AnomalyMetricValues = ['EXECUTIONS', 'FAILURE_RATE', 'DURATION_P95'] as const;
+export type AnomalyMetric = (typeof AnomalyMetricValues)[number];
+
+export interface AnomalyPoint<S extends ScalarTypes = WireScalars> {
+  from: S['Time'];
+  to: S['Time'];
+  observed: number | null;
+  expected: number | null;
+  lower: number | null;
+  upper: number | null;
+  anomalous: boolean;
+}
+
+export interface AnomalySeries<S extends ScalarTypes = WireScalars> {
+  metric: AnomalyMetric;
+  workflowUUID: string | null;
+  points: AnomalyPoint<S>[];
+}
+
 export interface CapabilityExecutionError<S extends ScalarTypes = WireScalars> {
   error: string;
   count: number;
@@ -62,6 +111,33 @@ export interface CapabilityStatsOutput<S extends ScalarTypes = WireScalars> {
   data: CapabilityStats<S>[];
   count: number;
 }
+
+export interface DeploymentImpact<S extends ScalarTypes = WireScalars> {
+  deployment: WorkflowDeployment<S>;
+  verdict: DeploymentVerdict;
+  before: ImpactWindow<S>;
+  after: ImpactWindow<S>;
+  failureRateChange: number | null;
+  failureRatePValue: number | null;
+  durationChange: number | null;
+  durationPValue: number | null;
+  newErrorGroups: ErrorGroup<S>[];
+  resolvedErrorGroups: ErrorGroup<S>[];
+}
+
+export interface DeploymentImpactInput<S extends ScalarTypes = WireScalars> {
+  workflowUUID: string;
+  deploymentUUID?: string | null;
+  page?: Page<S> | null;
+}
+
+export interface DeploymentImpactOutput<S extends ScalarTypes = WireScalars> {
+  data: DeploymentImpact<S>[];
+  count: number;
+}
+
+export const DeploymentVerdictValues = ['REGRESSED', 'IMPROVED', 'NO_CHANGE', 'INSUFFICIENT_DATA'] as const;
+export type DeploymentVerdict = (typeof DeploymentVerdictValues)[number];
 
 export interface DurationBucket<S extends ScalarTypes = WireScalars> {
   fromMs: number;
@@ -140,6 +216,16 @@ export interface ExecutionLogMatch<S extends ScalarTypes = WireScalars> {
   nodeID: string;
   timestamp: S['Time'];
   message: string;
+}
+
+export interface ImpactWindow<S extends ScalarTypes = WireScalars> {
+  from: S['Time'];
+  to: S['Time'];
+  executions: number;
+  failures: number;
+  failureRate: number | null;
+  p50Ms: number | null;
+  p95Ms: number | null;
 }
 
 export const MemberStatusValues = ['INVITED', 'JOINED', 'REMOVED'] as const;
@@ -433,4 +519,6 @@ export interface QueryFields<S extends ScalarTypes = WireScalars> {
   capabilityStats: { args: { input: CapabilityStatsInput<S> }; result: CapabilityStatsOutput<S> };
   searchExecutionLogs: { args: { input: SearchExecutionLogsInput<S> }; result: SearchExecutionLogsOutput<S> };
   workflowExecutionLogPage: { args: { input: WorkflowExecutionLogPageInput<S> }; result: WorkflowExecutionLogPageOutput<S> };
+  deploymentImpact: { args: { input: DeploymentImpactInput<S> }; result: DeploymentImpactOutput<S> };
+  anomalies: { args: { input: AnomaliesInput<S> }; result: AnomaliesOutput<S> };
 }

@@ -14,8 +14,17 @@ import { type SimWorkflow, STREAM, type World } from './world.js';
 
 const CHANGE_PROBABILITY = 0.05;
 
+/**
+ * What a redeploy does to the executions after it, through the end of the next UTC day (or until
+ * the workflow's next change): nothing, a new error that fails a share of them, or slower runs.
+ * Drawn from a stream of its own, so the timeline of changes is the same with or without it.
+ */
+export type Regression = 'none' | 'errors' | 'slower';
+
 export interface DeploymentChange {
   readonly kind: 'redeploy' | 'pause' | 'failed';
+  /** Redeploys only: what the new version does. */
+  readonly regression: Regression;
   readonly at: number;
   /** When the workflow runs again after a pause or a failed deploy. */
   readonly resumeAt: number | undefined;
@@ -78,8 +87,14 @@ function drawChange(world: World, workflow: SimWorkflow, day: number): Deploymen
     };
   };
   if (kind === 'redeploy') {
+    const regression = randomFor(world.seed, STREAM.regressions, workflow.index, day).weighted([
+      ['none', 4],
+      ['errors', 4],
+      ['slower', 2],
+    ] as const);
     return {
       kind,
+      regression,
       at,
       resumeAt: undefined,
       records: [deployment('ACTIVE', at, { txHash: true, artifacts: true })],
@@ -90,6 +105,7 @@ function drawChange(world: World, workflow: SimWorkflow, day: number): Deploymen
     const resumeAt = Math.floor(at + r.between(30 * MINUTE, 10 * HOUR));
     return {
       kind,
+      regression: 'none',
       at,
       resumeAt,
       records: [
@@ -103,6 +119,7 @@ function drawChange(world: World, workflow: SimWorkflow, day: number): Deploymen
   const errorMessage = r.pick(DEPLOY_ERRORS)(r);
   return {
     kind,
+    regression: 'none',
     at,
     resumeAt,
     records: [
@@ -121,6 +138,21 @@ export function isRunning(world: World, workflow: SimWorkflow, time: number): bo
     if (change?.resumeAt !== undefined && change.at <= time && time < change.resumeAt) return false;
   }
   return true;
+}
+
+/**
+ * The regression the workflow runs with at `time`: that of its latest change of today or
+ * yesterday, when it is a redeploy of a regressing version (the next day ends it: fixed in place).
+ */
+export function regressionAt(world: World, workflow: SimWorkflow, time: number): Regression {
+  if (time < workflow.registeredAt) return 'none';
+  const day = Math.floor(time / DAY);
+  let latest: DeploymentChange | undefined;
+  for (const d of [day - 1, day]) {
+    const change = changeOnDay(world, workflow, d);
+    if (change && change.at <= time) latest = change;
+  }
+  return latest?.regression ?? 'none';
 }
 
 export function workflowRecord(world: World, workflow: SimWorkflow): WorkflowRecord {

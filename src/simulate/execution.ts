@@ -8,6 +8,7 @@
  */
 import type { EventRecord, ExecutionRecord, LogRecord } from '../ingest/records.js';
 import type { Arrival } from './arrivals.js';
+import { regressionAt } from './deployments.js';
 import type { Failure } from './failures.js';
 import { incidentAt } from './incidents.js';
 import { type Random, randomFor } from './prng.js';
@@ -46,7 +47,10 @@ export function buildExecution(world: World, arrival: Arrival, detail: Detail): 
   const uuid = r.uuid();
   const id = r.hex(64);
   const executedInTee = workflow.teeShare >= 1 || (workflow.teeShare > 0 && r.chance(workflow.teeShare));
-  const failure = outcome(world, r, workflow, startedAt);
+  const regression = regressionAt(world, workflow, startedAt);
+  const failure = outcome(world, r, workflow, startedAt, regression === 'errors');
+  // A slower version takes 80% longer at every stage.
+  const slowdown = regression === 'slower' ? 1.8 : 1;
   const context = { chain: workflow.chain, host: workflow.host, contract: workflow.contract };
   const error = failure?.message(r, context);
   const leader = world.nodes[r.int(DON_SIZE)]!;
@@ -75,7 +79,9 @@ export function buildExecution(world: World, arrival: Arrival, detail: Detail): 
     const begin = stage === 'trigger' ? time : time + r.intBetween(2, 40);
     const failing = failure?.stage === stage;
     const duration =
-      failing && failure.timeoutMs ? failure.timeoutMs + r.int(400) : sampleDuration(r, capability);
+      failing && failure.timeoutMs
+        ? failure.timeoutMs + r.int(400)
+        : Math.round(sampleDuration(r, capability) * slowdown);
     const end = begin + duration;
     microCredits += r.intBetween(capability.microCredits[0], capability.microCredits[1]);
     if (detail !== 'none') {
@@ -139,11 +145,33 @@ export function buildExecution(world: World, arrival: Arrival, detail: Detail): 
   return { execution, startedAt, finishedAt, children };
 }
 
-/** The failure an execution ends with, if any: incidents first, then the workflow's own failure rate. */
-function outcome(world: World, r: Random, workflow: SimWorkflow, startedAt: number): Failure | undefined {
+/** Share of executions a regressing version fails. */
+const REGRESSION_SHARE = 0.3;
+
+/** The error a regressing version brings: a stage of the workflow's own template fails. */
+const regressionFailure = (workflow: SimWorkflow): Failure => ({
+  key: 'regression',
+  stage: workflow.template.steps.at(-1) ?? 'trigger',
+  classified: 'USER_ERROR',
+  message: () => `decode response: unexpected field "roundId" (schema v${(workflow.index % 7) + 2})`,
+});
+
+/**
+ * The failure an execution ends with, if any: incidents first, then a regressing version's error
+ * (drawn from the same number, so the other draws stay as they were), then the workflow's own
+ * failure rate.
+ */
+function outcome(
+  world: World,
+  r: Random,
+  workflow: SimWorkflow,
+  startedAt: number,
+  regressing: boolean,
+): Failure | undefined {
   const incident = incidentAt(world, workflow, startedAt);
   const hit = r.next();
   if (incident && hit < incident.severity) return incident.kind.failure;
+  if (regressing && hit >= 1 - REGRESSION_SHARE) return regressionFailure(workflow);
   if (!r.chance(workflow.failureRate)) return undefined;
   const { user, system } = workflow.failures;
   const pool = user.length > 0 && (system.length === 0 || r.chance(USER_SHARE)) ? user : system;

@@ -65,6 +65,7 @@ export const STREAM = {
   arrivals: 5,
   execution: 6,
   quota: 7,
+  regressions: 8,
 } as const;
 
 export type Trigger =

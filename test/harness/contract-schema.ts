@@ -169,17 +169,59 @@ export const WFAPI_ADDITIONS = {
   },
 } as const;
 
-/** The extended schema (the default): section 1 plus exactly section 5's and wfapi's additions. */
+/** Contract section 7, "Verdicts": deployment impact and anomalies (the parts of it this server serves). */
+export const SECTION_7_ADDITIONS = {
+  objects: {
+    DeploymentImpactOutput: 'data: [DeploymentImpact!]!, count: Int!',
+    DeploymentImpact:
+      'deployment: WorkflowDeployment!, verdict: DeploymentVerdict!, before: ImpactWindow!, after: ImpactWindow!, failureRateChange: Float, failureRatePValue: Float, durationChange: Float, durationPValue: Float, newErrorGroups: [ErrorGroup!]!, resolvedErrorGroups: [ErrorGroup!]!',
+    ImpactWindow:
+      'from: Time!, to: Time!, executions: Int!, failures: Int!, failureRate: Float, p50Ms: Float, p95Ms: Float',
+    AnomaliesOutput: 'data: [Anomaly!]!, series: [AnomalySeries!]!',
+    AnomalySeries: 'metric: AnomalyMetric!, workflowUUID: String, points: [AnomalyPoint!]!',
+    AnomalyPoint:
+      'from: Time!, to: Time!, observed: Float, expected: Float, lower: Float, upper: Float, anomalous: Boolean!',
+    Anomaly:
+      'metric: AnomalyMetric!, workflowUUID: String, workflowName: String, from: Time!, to: Time!, observed: Float!, expected: Float!, lower: Float!, upper: Float!, direction: AnomalyDirection!, score: Float!',
+  },
+  inputs: {
+    DeploymentImpactInput: 'workflowUUID: String!, deploymentUUID: String, page: Page',
+    AnomaliesInput:
+      'workflowUUID: String, metrics: [AnomalyMetric!], from: Time, to: Time, sensitivity: Float',
+  },
+  enums: {
+    DeploymentVerdict: 'REGRESSED, IMPROVED, NO_CHANGE, INSUFFICIENT_DATA',
+    AnomalyMetric: 'EXECUTIONS, FAILURE_RATE, DURATION_P95',
+    AnomalyDirection: 'UP, DOWN',
+  },
+  queries: {
+    deploymentImpact: '(input: DeploymentImpactInput!) DeploymentImpactOutput!',
+    anomalies: '(input: AnomaliesInput!) AnomaliesOutput!',
+  },
+} as const;
+
+/** The extended schema (the default): section 1 plus exactly section 5's, section 7's and wfapi's additions. */
 export const EXTENDED: ContractSchema = {
-  objects: { ...SECTION_1.objects, ...SECTION_5_ADDITIONS.objects, ...WFAPI_ADDITIONS.objects },
+  objects: {
+    ...SECTION_1.objects,
+    ...SECTION_5_ADDITIONS.objects,
+    ...SECTION_7_ADDITIONS.objects,
+    ...WFAPI_ADDITIONS.objects,
+  },
   inputs: {
     ...SECTION_1.inputs,
     ...SECTION_5_ADDITIONS.inputs,
+    ...SECTION_7_ADDITIONS.inputs,
     ...WFAPI_ADDITIONS.inputs,
     WorkflowExecutionsInput: `${SECTION_1.inputs.WorkflowExecutionsInput}, ${SECTION_5_ADDITIONS.inputFields.WorkflowExecutionsInput}`,
   },
-  enums: SECTION_1.enums,
-  queries: { ...SECTION_1.queries, ...SECTION_5_ADDITIONS.queries, ...WFAPI_ADDITIONS.queries },
+  enums: { ...SECTION_1.enums, ...SECTION_7_ADDITIONS.enums },
+  queries: {
+    ...SECTION_1.queries,
+    ...SECTION_5_ADDITIONS.queries,
+    ...SECTION_7_ADDITIONS.queries,
+    ...WFAPI_ADDITIONS.queries,
+  },
   scalars: SECTION_1.scalars,
 };
 

@@ -5,6 +5,7 @@ import {
   assertSchemaEquals,
   SECTION_1,
   SECTION_5_ADDITIONS,
+  SECTION_7_ADDITIONS,
   servedSchema,
   WFAPI_ADDITIONS,
 } from '../harness/contract-schema.js';
@@ -29,6 +30,9 @@ describe('WFAPI_SCHEMA=hosted', () => {
     for (const name of [
       ...Object.keys(SECTION_5_ADDITIONS.objects),
       ...Object.keys(SECTION_5_ADDITIONS.inputs),
+      ...Object.keys(SECTION_7_ADDITIONS.objects),
+      ...Object.keys(SECTION_7_ADDITIONS.inputs),
+      ...Object.keys(SECTION_7_ADDITIONS.enums),
       ...Object.keys(WFAPI_ADDITIONS.objects),
       ...Object.keys(WFAPI_ADDITIONS.inputs),
     ]) {
@@ -46,6 +50,8 @@ describe('WFAPI_SCHEMA=hosted', () => {
       `{ searchExecutionLogs(input: { query: "boom", ${WINDOW} }) { count } }`,
       '{ workflowExecutionLogPage(input: { workflowExecutionUUID: "00000000-0000-4000-8000-000000000000" }) { next } }',
       '{ workflowExecutions(input: { errorFingerprint: "a2e523cb7383d90b" }) { count } }',
+      '{ deploymentImpact(input: { workflowUUID: "00000000-0000-4000-8000-000000000000" }) { count } }',
+      `{ anomalies(input: { ${WINDOW} }) { data { score } series { metric } } }`,
     ];
     for (const query of queries) {
       const answer = await ctx.server.gql(t.key, query);

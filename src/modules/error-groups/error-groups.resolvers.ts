@@ -1,19 +1,11 @@
-import type { RequestContext } from '../../context.js';
 import { errorGroupOf } from '../../rollups/fingerprint.js';
 import type { Resolvers } from '../../schema/resolver-types.generated.js';
 import { subfieldNames } from '../../schema/selected-fields.js';
-import { once } from '../shared/once.js';
 import { toPaging } from '../shared/paging.js';
-import { activityBuckets, type InclusiveWindow, windowOf } from '../shared/time-window.js';
+import { activityBuckets, windowOf } from '../shared/time-window.js';
 import { normalizeUuid } from '../shared/uuid.js';
-import type { PageDetails } from './error-group.mapper.js';
-import {
-  type GroupFilter,
-  type GroupSpread,
-  groupActivity,
-  groupSightings,
-  rankGroups,
-} from './error-groups.store.js';
+import { groupPage } from './error-group-page.js';
+import { type GroupFilter, rankGroups } from './error-groups.store.js';
 
 /**
  * GraphQL's Int ends at 2^31-1. One error's count is bounded by it at ingestion, but a sum of
@@ -22,32 +14,6 @@ import {
  */
 const MAX_INT = 2 ** 31 - 1;
 const saturated = (value: number): number => Math.min(value, MAX_INT);
-
-const detailsOf = (ctx: RequestContext, fingerprints: string[]) =>
-  once(() => groupSightings(ctx.db, ctx.organizationId, fingerprints));
-
-function pageOf(
-  ctx: RequestContext,
-  window: InclusiveWindow,
-  filter: GroupFilter,
-  fingerprints: string[],
-  spread: Map<string, GroupSpread> | null,
-): PageDetails {
-  const { db, organizationId } = ctx;
-  return {
-    details: detailsOf(ctx, fingerprints),
-    // Read with the rank when the request selects it; otherwise (never, unless the selection was
-    // missed) read again with it.
-    spread:
-      spread === null
-        ? once(async () => (await rankGroups(db, organizationId, window, filter, true)).spread!)
-        : () => Promise.resolve(spread),
-    activity: once(async () => {
-      const buckets = activityBuckets(window);
-      return { buckets, counts: await groupActivity(db, organizationId, buckets, filter, fingerprints) };
-    }),
-  };
-}
 
 export const errorGroupsResolvers: Resolvers = {
   Query: {
@@ -67,8 +33,9 @@ export const errorGroupsResolvers: Resolvers = {
       const withSpread = selected.has('workflowCount') || selected.has('capabilityIDs');
       const { ranked, spread } = await rankGroups(ctx.db, ctx.organizationId, window, filter, withSpread);
       const slice = ranked.slice(paging.offset, paging.offset + paging.limit);
-      const page = pageOf(
-        ctx,
+      const page = groupPage(
+        ctx.db,
+        ctx.organizationId,
         window,
         filter,
         slice.map((group) => group.fingerprint),

@@ -40,6 +40,8 @@ interface RuleFlags extends AdminFlags {
   window?: string;
   minExecutions?: number;
   for?: string;
+  metric?: string;
+  sensitivity?: number;
   targetUrl?: string;
   severity?: string;
 }
@@ -53,6 +55,8 @@ function ruleOptions(command: Command): Command {
     .option('--window <duration>', 'FAILURE_RATE: the window, e.g. 15m')
     .option('--min-executions <n>', 'FAILURE_RATE: fewer finished executions never fire (default 1)', integer)
     .option('--for <duration>', 'NO_EXECUTIONS: the silence that fires, e.g. 30m')
+    .option('--metric <metric>', 'ANOMALY: EXECUTIONS, FAILURE_RATE or DURATION_P95')
+    .option('--sensitivity <k>', 'ANOMALY: the band width in spreads, 1 to 10 (default 3)', number)
     .option('--severity <severity>', 'the severity label (default warning)');
 }
 
@@ -63,6 +67,8 @@ const parameters = (flags: RuleFlags) => ({
   window: flags.window ?? null,
   minExecutions: flags.minExecutions ?? null,
   for: flags.for ?? null,
+  metric: flags.metric?.toUpperCase() ?? null,
+  sensitivity: flags.sensitivity ?? null,
   severity: flags.severity ?? null,
 });
 

@@ -45,6 +45,8 @@ export function conditionText(rule: AlertRule): string {
       return `no executions for ${rule.for}${of}`;
     case 'NEW_ERROR_GROUP':
       return `new error group${of}`;
+    case 'ANOMALY':
+      return `anomalous hour of ${rule.metric}${of}${rule.sensitivity === null ? '' : ` (sensitivity ${rule.sensitivity})`}`;
     default:
       return `execution failed${of}${rule.classifiedStatus ? ` (${rule.classifiedStatus})` : ''}`;
   }

@@ -5,6 +5,7 @@ import { enumListOption, integerOption } from '../../option-parsers.js';
 import { type Palette, statusStyle, stdoutPalette } from '../../render/colors.js';
 import { writeJson, writeText } from '../../render/output.js';
 import { countLine, renderTable } from '../../render/table.js';
+import { percent, relative, VERDICT_STYLE } from '../../render/verdicts.js';
 import { formatInstant } from '../../time-input.js';
 import { listDeployments, type WorkflowDeployments } from './main.js';
 
@@ -17,7 +18,9 @@ export function register(program: Command): void {
   withConnectionOptions(
     program
       .command('deployments')
-      .description('List the deployments of a workflow, newest first')
+      .description(
+        'List the deployments of a workflow, newest first, with the verdict on each: regressed, improved, no change',
+      )
       .argument('<workflow>', 'workflow uuid or exact name')
       .option(
         '--status <statuses>',
@@ -29,7 +32,8 @@ export function register(program: Command): void {
     withClient(
       async (client, ref: string, options: DeploymentsOptions) => {
         const result = await listDeployments(client, ref, { status: options.status }, options.limit);
-        if (options.json) writeJson(result.items);
+        if (options.json)
+          writeJson(result.items.map((d) => ({ ...d, impact: result.impacts.get(d.uuid) ?? null })));
         else writeText(render(result, stdoutPalette(process.env)));
       },
       (_ref, options) => options,
@@ -37,7 +41,7 @@ export function register(program: Command): void {
   );
 }
 
-function render({ workflow, count, items }: WorkflowDeployments, p: Palette): string {
+function render({ workflow, count, items, impacts }: WorkflowDeployments, p: Palette): string {
   const title = `${p.bold(workflow.name)} ${p.dim(workflow.uuid)}`;
   if (count === 0) return `${title}\n${p.dim('no deployments match')}`;
   const table = renderTable(
@@ -53,10 +57,37 @@ function render({ workflow, count, items }: WorkflowDeployments, p: Palette): st
         align: 'right',
         style: (text, d) => (d.executionCountByStatus?.failure ? p.red(text) : text),
       },
+      {
+        header: 'VERDICT',
+        value: (d) => impacts.get(d.uuid)?.verdict ?? '-',
+        style: (text, d) => {
+          const impact = impacts.get(d.uuid);
+          return impact ? p[VERDICT_STYLE[impact.verdict]](text) : text;
+        },
+      },
+      {
+        header: 'FAIL RATE',
+        value: (d) => {
+          const impact = impacts.get(d.uuid);
+          return impact
+            ? `${percent(impact.before.failureRate)} → ${percent(impact.after.failureRate)}`
+            : '-';
+        },
+      },
+      { header: 'MEDIAN', value: (d) => relative(impacts.get(d.uuid)?.durationChange), align: 'right' },
+      {
+        header: 'NEW ERRORS',
+        value: (d) => String(impacts.get(d.uuid)?.newErrorGroups.length ?? '-'),
+        align: 'right',
+      },
       { header: 'TX HASH', value: (d) => d.txHash ?? '-', max: 24 },
       { header: 'ERROR', value: (d) => d.errorMessage ?? '', style: (text) => p.red(text), max: 60 },
     ],
     p,
   );
-  return `${title}\n${table}\n${p.dim(countLine(items.length, count, 'deployment'))}`;
+  const notes = [
+    countLine(items.length, count, 'deployment'),
+    'VERDICT: 7 days after against 7 days before (at most to the neighbouring deployments); `wfapi impact <workflow> --deployment <uuid>` explains one',
+  ];
+  return `${title}\n${table}\n${notes.map((note) => p.dim(note)).join('\n')}`;
 }

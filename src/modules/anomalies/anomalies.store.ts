@@ -1,0 +1,149 @@
+/**
+ * What anomaly detection reads: per bucket (and per workflow when asked), executions started,
+ * finished ones, failures and the duration bins, from the rollups with exact edges (O(buckets)),
+ * and when each workflow's first execution started (one index probe per workflow).
+ */
+import type { Queryable } from '../../db/database.js';
+import { BinCounts } from '../../rollups/bin-counts.js';
+import { durations, EXECUTION_LEVEL } from '../../rollups/durations.rollup.js';
+import { executionCounts } from '../../rollups/execution-counts.rollup.js';
+import { type RollupWindow, readWindows } from '../../rollups/rollup-reader.store.js';
+
+const FINISHED = ['SUCCESS', 'FAILURE'];
+
+export interface BucketFigures {
+  /** Executions started, any status. */
+  total: number;
+  /** Finished ones: SUCCESS or FAILURE. */
+  finished: number;
+  failures: number;
+  /** Durations of the finished executions, with their exact extremes. */
+  durationCount: number;
+  bins: BinCounts;
+  minMs: number | null;
+  maxMs: number | null;
+}
+
+const emptyFigures = (): BucketFigures => ({
+  total: 0,
+  finished: 0,
+  failures: 0,
+  durationCount: 0,
+  bins: new BinCounts(),
+  minMs: null,
+  maxMs: null,
+});
+
+/** The key of the figures of the scope as a whole: '' (a workflow's own figures are keyed by its uuid). */
+export const WHOLE_SCOPE = '';
+
+/**
+ * Figures of each bucket [start, start + width) of the scope: one workflow's, or the organization's
+ * visible workflows together. With `perWorkflow` (organization scope only), each workflow's as
+ * well. Durations are read only when `withDurations`. Two statements at most.
+ */
+export async function bucketFigures(
+  db: Queryable,
+  organizationId: string,
+  query: {
+    readonly starts: readonly number[];
+    readonly width: number;
+    readonly workflowUuid: string | null;
+    readonly perWorkflow: boolean;
+    readonly withDurations: boolean;
+  },
+): Promise<Map<number, Map<string, BucketFigures>>> {
+  const windows: RollupWindow[] = query.starts.map((start, key) => ({
+    key,
+    from: start,
+    to: start + query.width,
+    workflowUuid: query.workflowUuid,
+  }));
+  const perWorkflow = query.workflowUuid === null && query.perWorkflow;
+  const [counts, durationRows] = await Promise.all([
+    readWindows(db, executionCounts, organizationId, windows, {
+      groupBy: perWorkflow ? ['workflow_uuid', 'status'] : ['status'],
+    }),
+    query.withDurations
+      ? readWindows(db, durations, organizationId, windows, {
+          where: { capability_id: [EXECUTION_LEVEL], status: FINISHED },
+          groupBy: perWorkflow ? ['workflow_uuid'] : [],
+          // The organization as a whole reads the rows kept for every workflow together.
+          organizationRows: !perWorkflow,
+        })
+      : [],
+  ]);
+  const answer = new Map<number, Map<string, BucketFigures>>(
+    query.starts.map((_, key) => [key, new Map([[WHOLE_SCOPE, emptyFigures()]])]),
+  );
+  const figuresOf = (key: number, workflow: string | undefined) => {
+    const byScope = answer.get(key)!;
+    const scopes = [byScope.get(WHOLE_SCOPE)!];
+    if (workflow !== undefined) {
+      let own = byScope.get(workflow);
+      if (own === undefined) {
+        own = emptyFigures();
+        byScope.set(workflow, own);
+      }
+      scopes.push(own);
+    }
+    return scopes;
+  };
+  for (const row of counts) {
+    const n = row.values.execution_count;
+    const status = row.dimensions.status;
+    for (const figures of figuresOf(row.key, perWorkflow ? row.dimensions.workflow_uuid : undefined)) {
+      figures.total += n;
+      if (FINISHED.includes(status)) figures.finished += n;
+      if (status === 'FAILURE') figures.failures += n;
+    }
+  }
+  for (const row of durationRows) {
+    const dimensions = row.dimensions as Record<string, string>;
+    for (const figures of figuresOf(row.key, perWorkflow ? dimensions.workflow_uuid : undefined)) {
+      figures.durationCount += row.values.finished_count;
+      figures.bins.addAll(row.values.duration_bins);
+      const { duration_min_ms: min, duration_max_ms: max } = row.values;
+      if (min !== null) figures.minMs = figures.minMs === null ? min : Math.min(figures.minMs, min);
+      if (max !== null) figures.maxMs = figures.maxMs === null ? max : Math.max(figures.maxMs, max);
+    }
+  }
+  return answer;
+}
+
+/**
+ * When the first execution of each visible workflow started (of `workflowUuid` alone when given):
+ * one index probe per workflow. Workflows without executions are absent.
+ */
+export async function firstExecutionStarts(
+  db: Queryable,
+  organizationId: string,
+  workflowUuid: string | null,
+): Promise<Map<string, number>> {
+  const rows = await db.query<{ uuid: string; started_at: Date | null }>(
+    `select w.uuid, x.started_at
+     from workflows w
+     cross join lateral (
+       select e.started_at from executions e
+       where e.organization_id = $1 and e.workflow_uuid = w.uuid
+       order by e.started_at limit 1
+     ) x
+     where w.organization_id = $1 and ($2::uuid is null or w.uuid = $2)`,
+    [organizationId, workflowUuid],
+  );
+  return new Map(rows.map((row) => [row.uuid, row.started_at!.getTime()]));
+}
+
+/** The names of some workflows of the organization. */
+export async function workflowNames(
+  db: Queryable,
+  organizationId: string,
+  uuids: readonly string[],
+): Promise<Map<string, string>> {
+  if (uuids.length === 0) return new Map();
+  const rows = await db.query<{ uuid: string; name: string }>(
+    'select uuid, name from workflows where organization_id = $1 and uuid = any($2::uuid[])',
+    [organizationId, uuids],
+  );
+  return new Map(rows.map((row) => [row.uuid, row.name]));
+}
