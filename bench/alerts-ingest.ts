@@ -97,6 +97,9 @@ async function tenant(
           severity: 'warning',
           enabled: true,
           disabled_reason: null,
+          service_level_objective_id: null,
+          factor: null,
+          min_duration_seconds: null,
         });
       }
     }

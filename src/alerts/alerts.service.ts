@@ -28,6 +28,7 @@ import {
 } from './alerts.store.js';
 import { checkReceiverUrl } from './receiver-address.js';
 import { alertKeyOf, newSigningSecret, seal } from './secret-box.js';
+import { checkVerdictShape, verdictChanges, verdictParameters } from './verdict-parameters.js';
 import { wakeDeliveries } from './wake.js';
 
 const MINUTE_S = 60;
@@ -84,7 +85,15 @@ export interface CreatedRule {
 function checkShape(
   rule: Pick<
     AlertRuleRow,
-    'condition' | 'workflow_uuid' | 'threshold' | 'window_seconds' | 'for_seconds' | 'classified_status'
+    | 'condition'
+    | 'workflow_uuid'
+    | 'threshold'
+    | 'window_seconds'
+    | 'for_seconds'
+    | 'classified_status'
+    | 'service_level_objective_id'
+    | 'factor'
+    | 'min_duration_seconds'
   >,
 ): void {
   const only = (field: string, present: unknown, conditions: readonly string[]) => {
@@ -95,6 +104,7 @@ function checkShape(
   only('threshold', rule.threshold, ['FAILURE_RATE']);
   only('window', rule.window_seconds, ['FAILURE_RATE']);
   only('for', rule.for_seconds, ['NO_EXECUTIONS']);
+  checkVerdictShape(rule, only);
   if (rule.condition === 'FAILURE_RATE') {
     if (rule.threshold === null) throw badInput('threshold is required by FAILURE_RATE');
     if (rule.window_seconds === null) throw badInput('window is required by FAILURE_RATE');
@@ -129,6 +139,7 @@ export async function createAlertRule(
     threshold: input.threshold === null || input.threshold === undefined ? null : threshold(input.threshold),
     window_seconds: input.window ? seconds('window', input.window, MINUTE_S, 7 * DAY_S) : null,
     for_seconds: input.for ? seconds('for', input.for, MINUTE_S, 30 * DAY_S) : null,
+    ...(await verdictParameters(db, organizationId, input)),
   };
   checkShape(shape);
   const row = await insertRule(db, {
@@ -165,6 +176,7 @@ export async function updateAlertRule(
   if (input.for != null) changes.for_seconds = seconds('for', input.for, MINUTE_S, 30 * DAY_S);
   if (input.url != null) changes.url = await checkReceiverUrl('url', input.url, config.alerts.allowPrivate);
   if (input.severity != null) changes.severity = severity(input.severity);
+  Object.assign(changes, verdictChanges(input));
   if (input.enabled != null) {
     changes.enabled = input.enabled;
     if (input.enabled) changes.disabled_reason = null;

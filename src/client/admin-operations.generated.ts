@@ -53,9 +53,13 @@ export const ADMIN_OPERATIONS = {
       target
       url
       severity
+      serviceLevelObjectiveId
+      factor
+      minDuration
       enabled
       disabledReason
       firing
+      sloStatus
       createdAt
       updatedAt
     }
@@ -75,6 +79,20 @@ export const ADMIN_OPERATIONS = {
       nextAttemptAt
       deliveredAt
       payload
+    }
+  }`,
+  serviceLevelObjectives: `query ServiceLevelObjectives($input: ServiceLevelObjectivesInput!) {
+    serviceLevelObjectives(input: $input) {
+      id
+      organizationId
+      name
+      workflowUUID
+      indicator
+      target
+      thresholdMs
+      periodDays
+      createdAt
+      updatedAt
     }
   }`,
   createOrganization: `mutation CreateOrganization($input: CreateOrganizationInput!) {
@@ -170,9 +188,13 @@ export const ADMIN_OPERATIONS = {
         target
         url
         severity
+        serviceLevelObjectiveId
+        factor
+        minDuration
         enabled
         disabledReason
         firing
+        sloStatus
         createdAt
         updatedAt
       }
@@ -194,9 +216,13 @@ export const ADMIN_OPERATIONS = {
       target
       url
       severity
+      serviceLevelObjectiveId
+      factor
+      minDuration
       enabled
       disabledReason
       firing
+      sloStatus
       createdAt
       updatedAt
     }
@@ -216,9 +242,13 @@ export const ADMIN_OPERATIONS = {
       target
       url
       severity
+      serviceLevelObjectiveId
+      factor
+      minDuration
       enabled
       disabledReason
       firing
+      sloStatus
       createdAt
       updatedAt
     }
@@ -238,6 +268,48 @@ export const ADMIN_OPERATIONS = {
       nextAttemptAt
       deliveredAt
       payload
+    }
+  }`,
+  createServiceLevelObjective: `mutation CreateServiceLevelObjective($input: CreateServiceLevelObjectiveInput!) {
+    createServiceLevelObjective(input: $input) {
+      id
+      organizationId
+      name
+      workflowUUID
+      indicator
+      target
+      thresholdMs
+      periodDays
+      createdAt
+      updatedAt
+    }
+  }`,
+  updateServiceLevelObjective: `mutation UpdateServiceLevelObjective($input: UpdateServiceLevelObjectiveInput!) {
+    updateServiceLevelObjective(input: $input) {
+      id
+      organizationId
+      name
+      workflowUUID
+      indicator
+      target
+      thresholdMs
+      periodDays
+      createdAt
+      updatedAt
+    }
+  }`,
+  deleteServiceLevelObjective: `mutation DeleteServiceLevelObjective($input: DeleteServiceLevelObjectiveInput!) {
+    deleteServiceLevelObjective(input: $input) {
+      id
+      organizationId
+      name
+      workflowUUID
+      indicator
+      target
+      thresholdMs
+      periodDays
+      createdAt
+      updatedAt
     }
   }`,
 } as const satisfies { readonly [K in keyof QueryFields | keyof MutationFields]: string };

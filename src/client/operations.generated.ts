@@ -274,10 +274,36 @@ export const OPERATIONS = {
       next
     }
   }`,
+  serviceLevels: `query ServiceLevels($input: ServiceLevelsInput!) {
+    serviceLevels(input: $input) {
+      data {
+        id
+        name
+        workflowUUID
+        workflowName
+        indicator
+        target
+        thresholdMs
+        periodDays
+        total
+        good
+        attainment
+        errorBudgetRemaining
+        burnRates {
+          window
+          total
+          bad
+          rate
+        }
+        status
+      }
+    }
+  }`,
 } as const satisfies { readonly [K in keyof QueryFields]: string };
 
 /** The fields of each object type, in schema order (e.g. the columns of a CSV export). */
 export const OBJECT_FIELDS = {
+  BurnRate: ['window', 'total', 'bad', 'rate'],
   CapabilityExecutionError: ['error', 'count'],
   CapabilityStats: ['capabilityID', 'calls', 'failures', 'failureRate', 'p50Ms', 'p95Ms'],
   CapabilityStatsOutput: ['data', 'count'],
@@ -292,6 +318,8 @@ export const OBJECT_FIELDS = {
   Organization: ['organizationId', 'displayName', 'createdAt', 'updatedAt', 'restrictionStatus', 'activeStatus', 'tenantId'],
   OrganizationAccount: ['memberId', 'userId', 'organizationId', 'emailAddress', 'displayName', 'memberType', 'memberStatus', 'createdAt', 'updatedAt', 'invitedByUser', 'invitedAt', 'joinedAt', 'removedByUser', 'removedAt'],
   SearchExecutionLogsOutput: ['data', 'count', 'countIsExact'],
+  ServiceLevel: ['id', 'name', 'workflowUUID', 'workflowName', 'indicator', 'target', 'thresholdMs', 'periodDays', 'total', 'good', 'attainment', 'errorBudgetRemaining', 'burnRates', 'status'],
+  ServiceLevelsOutput: ['data'],
   Workflow: ['uuid', 'ownerAddress', 'name', 'workflowId', 'status', 'registeredAt', 'creditUsed', 'executedAt', 'executionCount', 'executionCountByStatus', 'workflowSource', 'hasTeeExecutions', 'hasNonTeeExecutions'],
   WorkflowActivityOutput: ['data'],
   WorkflowActivityRow: ['from', 'to', 'successCount', 'failureCount'],

@@ -189,6 +189,10 @@ export const alertRules = table('alert_rules', {
   evaluated_at: 'timestamptz',
   created_at: 'timestamptz not null',
   updated_at: 'timestamptz not null',
+  service_level_objective_id: 'uuid',
+  slo_status: 'text',
+  factor: 'float8',
+  min_duration_seconds: 'integer',
 });
 export type AlertRuleRow = RowOf<typeof alertRules>;
 
@@ -211,6 +215,30 @@ export const webhookDeliveries = table('webhook_deliveries', {
 });
 export type WebhookDeliveryRow = RowOf<typeof webhookDeliveries>;
 
+export const serviceLevelObjectives = table('service_level_objectives', {
+  id: 'uuid not null',
+  organization_id: 'uuid not null',
+  name: 'text not null',
+  workflow_uuid: 'uuid',
+  indicator: 'text not null',
+  target: 'float8 not null',
+  threshold_ms: 'bigint',
+  period_days: 'integer not null',
+  created_at: 'timestamptz not null',
+  updated_at: 'timestamptz not null',
+});
+export type ServiceLevelObjectiveRow = RowOf<typeof serviceLevelObjectives>;
+
+export const stuckExecutions = table('stuck_executions', {
+  rule_id: 'uuid not null',
+  execution_uuid: 'uuid not null',
+  organization_id: 'uuid not null',
+  workflow_uuid: 'uuid not null',
+  started_at: 'timestamptz not null',
+  fired_at: 'timestamptz not null',
+});
+export type StuckExecutionRow = RowOf<typeof stuckExecutions>;
+
 /** Every table defined here. */
 export const TABLES = [
   organizations,
@@ -230,4 +258,6 @@ export const TABLES = [
   executionChanges,
   alertRules,
   webhookDeliveries,
+  serviceLevelObjectives,
+  stuckExecutions,
 ] as const;

@@ -37,6 +37,13 @@ export interface WireScalars extends ScalarTypes {
   WorkflowId: string;
 }
 
+export interface BurnRate<S extends ScalarTypes = WireScalars> {
+  window: string;
+  total: number;
+  bad: number;
+  rate: number | null;
+}
+
 export interface CapabilityExecutionError<S extends ScalarTypes = WireScalars> {
   error: string;
   count: number;
@@ -197,6 +204,37 @@ export interface SearchExecutionLogsOutput<S extends ScalarTypes = WireScalars> 
   count: number;
   countIsExact: boolean;
 }
+
+export interface ServiceLevel<S extends ScalarTypes = WireScalars> {
+  id: string;
+  name: string;
+  workflowUUID: string | null;
+  workflowName: string | null;
+  indicator: ServiceLevelIndicator;
+  target: number;
+  thresholdMs: number | null;
+  periodDays: number;
+  total: number;
+  good: number;
+  attainment: number | null;
+  errorBudgetRemaining: number | null;
+  burnRates: BurnRate<S>[];
+  status: ServiceLevelStatus;
+}
+
+export const ServiceLevelIndicatorValues = ['SUCCESS', 'LATENCY'] as const;
+export type ServiceLevelIndicator = (typeof ServiceLevelIndicatorValues)[number];
+
+export interface ServiceLevelsInput<S extends ScalarTypes = WireScalars> {
+  workflowUUID?: string | null;
+}
+
+export interface ServiceLevelsOutput<S extends ScalarTypes = WireScalars> {
+  data: ServiceLevel<S>[];
+}
+
+export const ServiceLevelStatusValues = ['OK', 'TICKET', 'PAGE', 'NO_DATA'] as const;
+export type ServiceLevelStatus = (typeof ServiceLevelStatusValues)[number];
 
 export const SortingOrderValues = ['ASC', 'DESC'] as const;
 export type SortingOrder = (typeof SortingOrderValues)[number];
@@ -433,4 +471,5 @@ export interface QueryFields<S extends ScalarTypes = WireScalars> {
   capabilityStats: { args: { input: CapabilityStatsInput<S> }; result: CapabilityStatsOutput<S> };
   searchExecutionLogs: { args: { input: SearchExecutionLogsInput<S> }; result: SearchExecutionLogsOutput<S> };
   workflowExecutionLogPage: { args: { input: WorkflowExecutionLogPageInput<S> }; result: WorkflowExecutionLogPageOutput<S> };
+  serviceLevels: { args: { input: ServiceLevelsInput<S> }; result: ServiceLevelsOutput<S> };
 }
