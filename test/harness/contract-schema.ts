@@ -169,17 +169,41 @@ export const WFAPI_ADDITIONS = {
   },
 } as const;
 
-/** The extended schema (the default): section 1 plus exactly section 5's and wfapi's additions. */
+/** Section 7's service levels, additive like section 5 (extended schema only). */
+export const SECTION_7_SERVICE_LEVELS = {
+  objects: {
+    ServiceLevelsOutput: 'data: [ServiceLevel!]!',
+    ServiceLevel:
+      'id: String!, name: String!, workflowUUID: String, workflowName: String, indicator: ServiceLevelIndicator!, target: Float!, thresholdMs: Float, periodDays: Int!, total: Int!, good: Int!, attainment: Float, errorBudgetRemaining: Float, burnRates: [BurnRate!]!, status: ServiceLevelStatus!',
+    BurnRate: 'window: String!, total: Int!, bad: Int!, rate: Float',
+  },
+  inputs: { ServiceLevelsInput: 'workflowUUID: String' },
+  enums: { ServiceLevelIndicator: 'SUCCESS, LATENCY', ServiceLevelStatus: 'OK, TICKET, PAGE, NO_DATA' },
+  queries: { serviceLevels: '(input: ServiceLevelsInput!) ServiceLevelsOutput!' },
+} as const;
+
+/** The extended schema (the default): section 1 plus exactly section 5's, section 7's and wfapi's additions. */
 export const EXTENDED: ContractSchema = {
-  objects: { ...SECTION_1.objects, ...SECTION_5_ADDITIONS.objects, ...WFAPI_ADDITIONS.objects },
+  objects: {
+    ...SECTION_1.objects,
+    ...SECTION_5_ADDITIONS.objects,
+    ...WFAPI_ADDITIONS.objects,
+    ...SECTION_7_SERVICE_LEVELS.objects,
+  },
   inputs: {
     ...SECTION_1.inputs,
     ...SECTION_5_ADDITIONS.inputs,
     ...WFAPI_ADDITIONS.inputs,
+    ...SECTION_7_SERVICE_LEVELS.inputs,
     WorkflowExecutionsInput: `${SECTION_1.inputs.WorkflowExecutionsInput}, ${SECTION_5_ADDITIONS.inputFields.WorkflowExecutionsInput}`,
   },
-  enums: SECTION_1.enums,
-  queries: { ...SECTION_1.queries, ...SECTION_5_ADDITIONS.queries, ...WFAPI_ADDITIONS.queries },
+  enums: { ...SECTION_1.enums, ...SECTION_7_SERVICE_LEVELS.enums },
+  queries: {
+    ...SECTION_1.queries,
+    ...SECTION_5_ADDITIONS.queries,
+    ...WFAPI_ADDITIONS.queries,
+    ...SECTION_7_SERVICE_LEVELS.queries,
+  },
   scalars: SECTION_1.scalars,
 };
 
