@@ -42,6 +42,9 @@ interface RuleFlags extends AdminFlags {
   for?: string;
   targetUrl?: string;
   severity?: string;
+  objective?: string;
+  factor?: number;
+  minDuration?: string;
 }
 
 /** The flags of a rule's parameters, shared by create and update. */
@@ -53,7 +56,9 @@ function ruleOptions(command: Command): Command {
     .option('--window <duration>', 'FAILURE_RATE: the window, e.g. 15m')
     .option('--min-executions <n>', 'FAILURE_RATE: fewer finished executions never fire (default 1)', integer)
     .option('--for <duration>', 'NO_EXECUTIONS: the silence that fires, e.g. 30m')
-    .option('--severity <severity>', 'the severity label (default warning)');
+    .option('--severity <severity>', 'the severity label (default warning)')
+    .option('--factor <n>', "EXECUTION_STUCK: the multiple of the workflow's p95 past which it is stuck (default 3)", number)
+    .option('--min-duration <duration>', 'EXECUTION_STUCK: the least time running before stuck (default 5m)');
 }
 
 const parameters = (flags: RuleFlags) => ({
@@ -64,6 +69,8 @@ const parameters = (flags: RuleFlags) => ({
   minExecutions: flags.minExecutions ?? null,
   for: flags.for ?? null,
   severity: flags.severity ?? null,
+  factor: flags.factor ?? null,
+  minDuration: flags.minDuration ?? null,
 });
 
 export function register(program: Command): void {
@@ -89,6 +96,7 @@ export function register(program: Command): void {
       .addOption(
         new Option('--target <target>', 'where it goes').choices(AlertTargetValues).default('WEBHOOK'),
       )
+      .option('--objective <objectiveId>', 'SLO_BURN: the service level objective watched')
       .requiredOption(
         '--target-url <url>',
         'the receiver (WEBHOOK) or the Alertmanager base URL (ALERTMANAGER)',
@@ -103,6 +111,7 @@ export function register(program: Command): void {
         condition: flags.condition as (typeof AlertConditionValues)[number],
         target: flags.target as (typeof AlertTargetValues)[number],
         url: flags.targetUrl,
+        serviceLevelObjectiveId: flags.objective ?? null,
         ...parameters(flags),
       });
       printResult(created, flags, renderCreatedRule, process.env);

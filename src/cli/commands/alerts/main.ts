@@ -45,6 +45,10 @@ export function conditionText(rule: AlertRule): string {
       return `no executions for ${rule.for}${of}`;
     case 'NEW_ERROR_GROUP':
       return `new error group${of}`;
+    case 'SLO_BURN':
+      return `error budget burn of objective ${rule.serviceLevelObjectiveId}${rule.sloStatus ? ` (${rule.sloStatus})` : ''}`;
+    case 'EXECUTION_STUCK':
+      return `execution running past max(${rule.minDuration}, ${rule.factor} x p95)${of}`;
     default:
       return `execution failed${of}${rule.classifiedStatus ? ` (${rule.classifiedStatus})` : ''}`;
   }
