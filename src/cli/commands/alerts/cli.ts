@@ -57,7 +57,11 @@ function ruleOptions(command: Command): Command {
     .option('--min-executions <n>', 'FAILURE_RATE: fewer finished executions never fire (default 1)', integer)
     .option('--for <duration>', 'NO_EXECUTIONS: the silence that fires, e.g. 30m')
     .option('--severity <severity>', 'the severity label (default warning)')
-    .option('--factor <n>', "EXECUTION_STUCK: the multiple of the workflow's p95 past which it is stuck (default 3)", number)
+    .option(
+      '--factor <n>',
+      "EXECUTION_STUCK: the multiple of the workflow's p95 past which it is stuck (default 3)",
+      number,
+    )
     .option('--min-duration <duration>', 'EXECUTION_STUCK: the least time running before stuck (default 5m)');
 }
 
