@@ -99,6 +99,9 @@ async function tenant(
           disabled_reason: null,
           metric: null,
           sensitivity: null,
+          service_level_objective_id: null,
+          factor: null,
+          min_duration_seconds: null,
         });
       }
     }

@@ -43,8 +43,9 @@ export interface AppOptions {
   readonly db?: Database;
   readonly rateLimiter?: RateLimiter;
   /**
-   * Wall-clock milliseconds for API key expiry and the credential cache's interval (default
-   * `Date.now`): a test moves its own, so that what it shows does not depend on a busy machine.
+   * Wall-clock milliseconds for API key expiry, the credential cache's interval, the "now" that
+   * service levels end their windows at and the alert timer's evaluations (default `Date.now`):
+   * a test moves its own, so that what it shows does not depend on a busy machine.
    */
   readonly now?: () => number;
 }
@@ -238,6 +239,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     reads,
     documents,
     admit,
+    now: options.now ?? Date.now,
     observe: metrics?.graphqlObserver('/graphql'),
   });
   registerAdminRoutes(server, {
@@ -250,7 +252,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   registerIngestRoutes(server, { config, db, rateLimiter, onBatch: metrics?.ingestBatch });
   registerConsoleRoutes(server);
   // Off the request path: deliveries are sent and timer rules evaluated on their own schedule.
-  const alerts = startAlerts(db, config, server.log);
+  const alerts = startAlerts(db, config, server.log, options.now ?? Date.now);
 
   let closing: Promise<void> | undefined;
   return {

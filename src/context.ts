@@ -32,13 +32,14 @@ export class RequestLoaders {
  * A request's context: `db` is the database its reads go to (a replica or the primary),
  * `maxAnswerBytes` the log text its answer may carry (AnswerBudget), and `completeUpTo` what that
  * database is known to hold when it is a replica, which bounds the answer's freshness
- * (`dataAsOf`) below the organization's last ingestion.
+ * (`dataAsOf`) below the organization's last ingestion, and `now` the clock of windows that end now.
  */
 export function createContext(
   db: Database,
   principal: Principal,
   maxAnswerBytes: number,
   completeUpTo?: Date,
+  now: () => number = Date.now,
 ) {
   return {
     db,
@@ -47,6 +48,8 @@ export function createContext(
     dataAsOf: earlier(principal.dataAsOf, completeUpTo),
     loaders: new RequestLoaders(db, principal.organizationId),
     answerBytes: new AnswerBudget(maxAnswerBytes),
+    /** Wall-clock milliseconds (the server's clock, a test's own in tests). */
+    now,
   };
 }
 

@@ -3,7 +3,7 @@
 
 import type { ScalarTypes, WireScalars, EntityActiveStatus, MemberStatus, MemberType, Organization, OrganizationAccount, OrganizationRestrictionStatus } from '../schema/schema-types.generated.js';
 
-export const AlertConditionValues = ['EXECUTION_FAILED', 'FAILURE_RATE', 'NO_EXECUTIONS', 'NEW_ERROR_GROUP', 'ANOMALY'] as const;
+export const AlertConditionValues = ['EXECUTION_FAILED', 'FAILURE_RATE', 'NO_EXECUTIONS', 'NEW_ERROR_GROUP', 'ANOMALY', 'SLO_BURN', 'EXECUTION_STUCK'] as const;
 export type AlertCondition = (typeof AlertConditionValues)[number];
 
 export interface AlertRule<S extends ScalarTypes = WireScalars> {
@@ -22,9 +22,13 @@ export interface AlertRule<S extends ScalarTypes = WireScalars> {
   target: AlertTarget;
   url: string;
   severity: string;
+  serviceLevelObjectiveId: string | null;
+  factor: number | null;
+  minDuration: string | null;
   enabled: boolean;
   disabledReason: string | null;
   firing: boolean;
+  sloStatus: string | null;
   createdAt: S['Time'];
   updatedAt: S['Time'];
 }
@@ -65,6 +69,9 @@ export interface CreateAlertRuleInput<S extends ScalarTypes = WireScalars> {
   target: AlertTarget;
   url: string;
   severity?: string | null;
+  serviceLevelObjectiveId?: string | null;
+  factor?: number | null;
+  minDuration?: string | null;
 }
 
 export interface CreateApiKeyInput<S extends ScalarTypes = WireScalars> {
@@ -98,7 +105,21 @@ export interface CreateOrganizationInput<S extends ScalarTypes = WireScalars> {
   restrictionStatus?: OrganizationRestrictionStatus | null;
 }
 
+export interface CreateServiceLevelObjectiveInput<S extends ScalarTypes = WireScalars> {
+  organizationId: string;
+  name: string;
+  workflowUUID?: string | null;
+  indicator: ServiceLevelIndicator;
+  target: number;
+  thresholdMs?: number | null;
+  periodDays?: number | null;
+}
+
 export interface DeleteAlertRuleInput<S extends ScalarTypes = WireScalars> {
+  id: string;
+}
+
+export interface DeleteServiceLevelObjectiveInput<S extends ScalarTypes = WireScalars> {
   id: string;
 }
 
@@ -126,6 +147,26 @@ export interface RevokeApiKeyInput<S extends ScalarTypes = WireScalars> {
   id: string;
 }
 
+export const ServiceLevelIndicatorValues = ['SUCCESS', 'LATENCY'] as const;
+export type ServiceLevelIndicator = (typeof ServiceLevelIndicatorValues)[number];
+
+export interface ServiceLevelObjective<S extends ScalarTypes = WireScalars> {
+  id: string;
+  organizationId: S['OrganizationId'];
+  name: string;
+  workflowUUID: string | null;
+  indicator: ServiceLevelIndicator;
+  target: number;
+  thresholdMs: number | null;
+  periodDays: number;
+  createdAt: S['Time'];
+  updatedAt: S['Time'];
+}
+
+export interface ServiceLevelObjectivesInput<S extends ScalarTypes = WireScalars> {
+  organizationId: string;
+}
+
 export interface SetDeployAccessInput<S extends ScalarTypes = WireScalars> {
   memberId: string;
   approved: boolean;
@@ -149,7 +190,19 @@ export interface UpdateAlertRuleInput<S extends ScalarTypes = WireScalars> {
   sensitivity?: number | null;
   url?: string | null;
   severity?: string | null;
+  factor?: number | null;
+  minDuration?: string | null;
   enabled?: boolean | null;
+}
+
+export interface UpdateServiceLevelObjectiveInput<S extends ScalarTypes = WireScalars> {
+  id: string;
+  name?: string | null;
+  workflowUUID?: string | null;
+  indicator?: ServiceLevelIndicator | null;
+  target?: number | null;
+  thresholdMs?: number | null;
+  periodDays?: number | null;
 }
 
 export interface WebhookDeliveriesInput<S extends ScalarTypes = WireScalars> {
@@ -185,6 +238,7 @@ export interface QueryFields<S extends ScalarTypes = WireScalars> {
   members: { args: { input: MembersInput<S> }; result: Member<S>[] };
   alertRules: { args: { input: AlertRulesInput<S> }; result: AlertRule<S>[] };
   webhookDeliveries: { args: { input: WebhookDeliveriesInput<S> }; result: WebhookDelivery<S>[] };
+  serviceLevelObjectives: { args: { input: ServiceLevelObjectivesInput<S> }; result: ServiceLevelObjective<S>[] };
 }
 
 /** Each root field: its arguments and its result. */
@@ -199,4 +253,7 @@ export interface MutationFields<S extends ScalarTypes = WireScalars> {
   updateAlertRule: { args: { input: UpdateAlertRuleInput<S> }; result: AlertRule<S> };
   deleteAlertRule: { args: { input: DeleteAlertRuleInput<S> }; result: AlertRule<S> };
   redeliverWebhook: { args: { input: RedeliverWebhookInput<S> }; result: WebhookDelivery<S> };
+  createServiceLevelObjective: { args: { input: CreateServiceLevelObjectiveInput<S> }; result: ServiceLevelObjective<S> };
+  updateServiceLevelObjective: { args: { input: UpdateServiceLevelObjectiveInput<S> }; result: ServiceLevelObjective<S> };
+  deleteServiceLevelObjective: { args: { input: DeleteServiceLevelObjectiveInput<S> }; result: ServiceLevelObjective<S> };
 }

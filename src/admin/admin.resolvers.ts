@@ -1,5 +1,6 @@
 import { alertMutations, alertQueries } from '../alerts/alerts.resolvers.js';
 import { toOrganization, toOrganizationAccount } from '../modules/accounts/account.mapper.js';
+import { objectiveMutations, objectiveQueries } from '../objectives/objectives.resolvers.js';
 import type { ApiScalars } from '../schema/scalars.js';
 import {
   apiKeysOf,
@@ -27,6 +28,7 @@ export const adminResolvers: {
     organizations: async (_parent, _args, { db }) => (await organizationsOf(db)).map(toOrganization),
     members: async (_parent, { input }, { db }) => (await membersOf(db, input)).map(toMember),
     ...alertQueries,
+    ...objectiveQueries,
   },
   Mutation: {
     createOrganization: async (_parent, { input }, { db }) =>
@@ -39,5 +41,6 @@ export const adminResolvers: {
     createApiKey: async (_parent, { input }, { db }) => toCreatedApiKey(await createApiKey(db, input)),
     revokeApiKey: async (_parent, { input }, { db }) => toApiKey(await revokeKey(db, input)),
     ...alertMutations,
+    ...objectiveMutations,
   },
 };

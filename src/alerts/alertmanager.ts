@@ -12,6 +12,7 @@
  */
 import type { AlertRuleRow } from '../db/tables.js';
 import { formatTime } from '../modules/shared/time.js';
+import { isVerdictCondition, verdictAlerts } from './verdict-alerts.js';
 
 /** How long a one-off event stays active in Alertmanager. */
 export const ONE_OFF_TTL_MS = 60 * 60 * 1000;
@@ -38,6 +39,8 @@ export function alertmanagerAlerts(
   now: Date,
   resendMs: number,
 ) {
+  if (isVerdictCondition(rule.condition))
+    return verdictAlerts(rule, payload, now, RESENDS_PER_TTL * resendMs);
   const type = String(payload.type);
   const data = (payload.data ?? {}) as PayloadData;
   const workflow = data.workflowUUID ?? data.execution?.workflowUUID ?? rule.workflow_uuid ?? 'all';

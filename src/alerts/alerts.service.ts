@@ -29,6 +29,7 @@ import {
 import { anomalyMetric, anomalySensitivity } from './anomaly-condition.js';
 import { checkReceiverUrl } from './receiver-address.js';
 import { alertKeyOf, newSigningSecret, seal } from './secret-box.js';
+import { checkVerdictShape, verdictChanges, verdictParameters } from './verdict-parameters.js';
 import { wakeDeliveries } from './wake.js';
 
 const MINUTE_S = 60;
@@ -93,6 +94,9 @@ function checkShape(
     | 'classified_status'
     | 'metric'
     | 'sensitivity'
+    | 'service_level_objective_id'
+    | 'factor'
+    | 'min_duration_seconds'
   >,
 ): void {
   const only = (field: string, present: unknown, conditions: readonly string[]) => {
@@ -106,6 +110,7 @@ function checkShape(
   only('metric', rule.metric, ['ANOMALY']);
   only('sensitivity', rule.sensitivity, ['ANOMALY']);
   if (rule.condition === 'ANOMALY' && rule.metric === null) throw badInput('metric is required by ANOMALY');
+  checkVerdictShape(rule, only);
   if (rule.condition === 'FAILURE_RATE') {
     if (rule.threshold === null) throw badInput('threshold is required by FAILURE_RATE');
     if (rule.window_seconds === null) throw badInput('window is required by FAILURE_RATE');
@@ -142,6 +147,7 @@ export async function createAlertRule(
     for_seconds: input.for ? seconds('for', input.for, MINUTE_S, 30 * DAY_S) : null,
     metric: input.metric ? anomalyMetric(input.metric) : null,
     sensitivity: input.sensitivity == null ? null : anomalySensitivity(input.sensitivity),
+    ...(await verdictParameters(db, organizationId, input)),
   };
   checkShape(shape);
   const row = await insertRule(db, {
@@ -180,6 +186,7 @@ export async function updateAlertRule(
   if (input.sensitivity != null) changes.sensitivity = anomalySensitivity(input.sensitivity);
   if (input.url != null) changes.url = await checkReceiverUrl('url', input.url, config.alerts.allowPrivate);
   if (input.severity != null) changes.severity = severity(input.severity);
+  Object.assign(changes, verdictChanges(input));
   if (input.enabled != null) {
     changes.enabled = input.enabled;
     if (input.enabled) changes.disabled_reason = null;

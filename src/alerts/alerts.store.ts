@@ -12,15 +12,15 @@ export const GIVE_UP_MS = 24 * 60 * 60 * 1000;
 
 export type NewRule = Omit<
   AlertRuleRow,
-  'firing' | 'fired_at' | 'evaluated_at' | 'created_at' | 'updated_at'
+  'firing' | 'fired_at' | 'evaluated_at' | 'created_at' | 'updated_at' | 'slo_status'
 >;
 
 export async function insertRule(db: Queryable, rule: NewRule): Promise<AlertRuleRow> {
   const [row] = await db.query<AlertRuleRow>(
     `insert into alert_rules (id, organization_id, name, condition, workflow_uuid, classified_status, threshold,
        window_seconds, min_executions, for_seconds, target, url, secret_box, severity, enabled, disabled_reason,
-       metric, sensitivity)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+       metric, sensitivity, service_level_objective_id, factor, min_duration_seconds)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
      returning ${RULE_COLUMNS}`,
     [
       rule.id,
@@ -41,6 +41,9 @@ export async function insertRule(db: Queryable, rule: NewRule): Promise<AlertRul
       rule.disabled_reason,
       rule.metric,
       rule.sensitivity,
+      rule.service_level_objective_id,
+      rule.factor,
+      rule.min_duration_seconds,
     ],
   );
   return row!;
@@ -62,6 +65,8 @@ export type RuleChanges = {
     | 'disabled_reason'
     | 'metric'
     | 'sensitivity'
+    | 'factor'
+    | 'min_duration_seconds'
   >]?: AlertRuleRow[K];
 };
 
@@ -79,6 +84,8 @@ const CHANGEABLE = [
   'disabled_reason',
   'metric',
   'sensitivity',
+  'factor',
+  'min_duration_seconds',
 ] as const satisfies ReadonlyArray<keyof RuleChanges>;
 
 export async function updateRule(
@@ -186,6 +193,26 @@ export async function queueDeliveries(db: Queryable, deliveries: readonly NewDel
     ],
   );
   return rows.length;
+}
+
+/**
+ * Makes a firing alert's delivery (rule and key) due again when its last attempt is older than
+ * `resendMs`, with retries of its own: an Alertmanager alert is posted again while it fires
+ * (see rule-timer.ts), so that it ends on its own if wfapi goes away.
+ */
+export async function resendFiring(
+  db: Queryable,
+  ruleId: string,
+  eventKey: string,
+  resendMs: number,
+): Promise<void> {
+  await db.query(
+    `update webhook_deliveries set status = 'PENDING', next_attempt_at = now(), attempts = 0,
+       give_up_at = now() + make_interval(secs => $4 / 1000.0)
+     where rule_id = $1 and event_key = $2 and status in ('DELIVERED', 'FAILED')
+       and last_attempt_at < now() - make_interval(secs => $3 / 1000.0)`,
+    [ruleId, eventKey, resendMs, GIVE_UP_MS],
+  );
 }
 
 export function listDeliveries(

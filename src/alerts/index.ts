@@ -13,10 +13,15 @@ export interface RunningAlerts {
 }
 
 /** Starts the delivery worker and the rule timer (unless WFAPI_ALERTS_WORKER=false). */
-export function startAlerts(db: Database, config: Config, log: WorkerLog): RunningAlerts | undefined {
+export function startAlerts(
+  db: Database,
+  config: Config,
+  log: WorkerLog,
+  now: () => number = Date.now,
+): RunningAlerts | undefined {
   if (!config.alerts.worker) return undefined;
   const worker = new DeliveryWorker(db, config, log);
-  const timer = new RuleTimer(db, config.alerts, log, () => void worker.poll());
+  const timer = new RuleTimer(db, config.alerts, log, () => void worker.poll(), now);
   worker.start();
   timer.start();
   return {

@@ -10,9 +10,10 @@ import type { AlertRuleRow } from '../db/tables.js';
 import { durationText } from '../modules/shared/duration.js';
 import { formatTime } from '../modules/shared/time.js';
 import { countWindows } from '../rollups/execution-counts.store.js';
-import { GIVE_UP_MS, queueDeliveries, RULE_COLUMNS } from './alerts.store.js';
+import { queueDeliveries, RULE_COLUMNS, resendFiring } from './alerts.store.js';
 import { anomalyVerdict } from './anomaly-condition.js';
 import { ruleSummary } from './payloads.js';
+import { evaluateVerdictRules } from './verdict-rules.js';
 
 /** Rules evaluated per transaction. */
 const BATCH = 100;
@@ -159,13 +160,7 @@ export async function evaluateDueRules(
         // for its first retry; either way Alertmanager would resolve it while it still fires.
         // A post given up (Alertmanager down for the whole horizon) is tried again at the next
         // interval. `attempts` then counts the current post's attempts.
-        await tx.query(
-          `update webhook_deliveries set status = 'PENDING', next_attempt_at = now(), attempts = 0,
-             give_up_at = now() + make_interval(secs => $4 / 1000.0)
-           where rule_id = $1 and event_key = $2 and status in ('DELIVERED', 'FAILED')
-             and last_attempt_at < now() - make_interval(secs => $3 / 1000.0)`,
-          [rule.id, `firing:${formatTime(rule.fired_at)}`, resendMs, GIVE_UP_MS],
-        );
+        await resendFiring(tx, rule.id, `firing:${formatTime(rule.fired_at)}`, resendMs);
       }
       const changed = verdict.firing !== rule.firing;
       await tx.query(
@@ -193,6 +188,7 @@ export class RuleTimer {
     private readonly settings: TimerSettings,
     private readonly log: TimerLog,
     private readonly onQueued: () => void,
+    private readonly now: () => number = Date.now,
   ) {}
 
   start(): void {
@@ -203,7 +199,9 @@ export class RuleTimer {
 
   private tick(): void {
     if (this.running) return;
-    this.running = evaluateDueRules(this.db, this.settings)
+    const now = this.now();
+    this.running = evaluateDueRules(this.db, this.settings, now)
+      .then(async (queued) => queued + (await evaluateVerdictRules(this.db, this.settings, now)))
       .then((queued) => {
         if (queued > 0) this.onQueued();
       })

@@ -55,9 +55,13 @@ export const ADMIN_OPERATIONS = {
       target
       url
       severity
+      serviceLevelObjectiveId
+      factor
+      minDuration
       enabled
       disabledReason
       firing
+      sloStatus
       createdAt
       updatedAt
     }
@@ -77,6 +81,20 @@ export const ADMIN_OPERATIONS = {
       nextAttemptAt
       deliveredAt
       payload
+    }
+  }`,
+  serviceLevelObjectives: `query ServiceLevelObjectives($input: ServiceLevelObjectivesInput!) {
+    serviceLevelObjectives(input: $input) {
+      id
+      organizationId
+      name
+      workflowUUID
+      indicator
+      target
+      thresholdMs
+      periodDays
+      createdAt
+      updatedAt
     }
   }`,
   createOrganization: `mutation CreateOrganization($input: CreateOrganizationInput!) {
@@ -174,9 +192,13 @@ export const ADMIN_OPERATIONS = {
         target
         url
         severity
+        serviceLevelObjectiveId
+        factor
+        minDuration
         enabled
         disabledReason
         firing
+        sloStatus
         createdAt
         updatedAt
       }
@@ -200,9 +222,13 @@ export const ADMIN_OPERATIONS = {
       target
       url
       severity
+      serviceLevelObjectiveId
+      factor
+      minDuration
       enabled
       disabledReason
       firing
+      sloStatus
       createdAt
       updatedAt
     }
@@ -224,9 +250,13 @@ export const ADMIN_OPERATIONS = {
       target
       url
       severity
+      serviceLevelObjectiveId
+      factor
+      minDuration
       enabled
       disabledReason
       firing
+      sloStatus
       createdAt
       updatedAt
     }
@@ -246,6 +276,48 @@ export const ADMIN_OPERATIONS = {
       nextAttemptAt
       deliveredAt
       payload
+    }
+  }`,
+  createServiceLevelObjective: `mutation CreateServiceLevelObjective($input: CreateServiceLevelObjectiveInput!) {
+    createServiceLevelObjective(input: $input) {
+      id
+      organizationId
+      name
+      workflowUUID
+      indicator
+      target
+      thresholdMs
+      periodDays
+      createdAt
+      updatedAt
+    }
+  }`,
+  updateServiceLevelObjective: `mutation UpdateServiceLevelObjective($input: UpdateServiceLevelObjectiveInput!) {
+    updateServiceLevelObjective(input: $input) {
+      id
+      organizationId
+      name
+      workflowUUID
+      indicator
+      target
+      thresholdMs
+      periodDays
+      createdAt
+      updatedAt
+    }
+  }`,
+  deleteServiceLevelObjective: `mutation DeleteServiceLevelObjective($input: DeleteServiceLevelObjectiveInput!) {
+    deleteServiceLevelObjective(input: $input) {
+      id
+      organizationId
+      name
+      workflowUUID
+      indicator
+      target
+      thresholdMs
+      periodDays
+      createdAt
+      updatedAt
     }
   }`,
 } as const satisfies { readonly [K in keyof QueryFields | keyof MutationFields]: string };

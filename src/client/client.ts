@@ -181,6 +181,14 @@ export class Client {
   }
 
   /**
+   * The organization's service level objectives with their attainment, error budget, burn rates
+   * and status, each window ending now (extended API).
+   */
+  serviceLevels(...[input = {}, options]: InputParams<'serviceLevels'>) {
+    return this.query('serviceLevels', { input }, options);
+  }
+
+  /**
    * The organization's execution changes as they happen (`GET /events`, wfapi's extended API),
    * resuming with `Last-Event-ID` after every drop. Break out of the loop, or abort
    * `options.signal`, to close the stream.

@@ -383,6 +383,31 @@ export const OPERATIONS = {
       }
     }
   }`,
+  serviceLevels: `query ServiceLevels($input: ServiceLevelsInput!) {
+    serviceLevels(input: $input) {
+      data {
+        id
+        name
+        workflowUUID
+        workflowName
+        indicator
+        target
+        thresholdMs
+        periodDays
+        total
+        good
+        attainment
+        errorBudgetRemaining
+        burnRates {
+          window
+          total
+          bad
+          rate
+        }
+        status
+      }
+    }
+  }`,
 } as const satisfies { readonly [K in keyof QueryFields]: string };
 
 /** The fields of each object type, in schema order (e.g. the columns of a CSV export). */
@@ -391,6 +416,7 @@ export const OBJECT_FIELDS = {
   Anomaly: ['metric', 'workflowUUID', 'workflowName', 'from', 'to', 'observed', 'expected', 'lower', 'upper', 'direction', 'score'],
   AnomalyPoint: ['from', 'to', 'observed', 'expected', 'lower', 'upper', 'anomalous'],
   AnomalySeries: ['metric', 'workflowUUID', 'points'],
+  BurnRate: ['window', 'total', 'bad', 'rate'],
   CapabilityExecutionError: ['error', 'count'],
   CapabilityStats: ['capabilityID', 'calls', 'failures', 'failureRate', 'p50Ms', 'p95Ms'],
   CapabilityStatsOutput: ['data', 'count'],
@@ -408,6 +434,8 @@ export const OBJECT_FIELDS = {
   Organization: ['organizationId', 'displayName', 'createdAt', 'updatedAt', 'restrictionStatus', 'activeStatus', 'tenantId'],
   OrganizationAccount: ['memberId', 'userId', 'organizationId', 'emailAddress', 'displayName', 'memberType', 'memberStatus', 'createdAt', 'updatedAt', 'invitedByUser', 'invitedAt', 'joinedAt', 'removedByUser', 'removedAt'],
   SearchExecutionLogsOutput: ['data', 'count', 'countIsExact'],
+  ServiceLevel: ['id', 'name', 'workflowUUID', 'workflowName', 'indicator', 'target', 'thresholdMs', 'periodDays', 'total', 'good', 'attainment', 'errorBudgetRemaining', 'burnRates', 'status'],
+  ServiceLevelsOutput: ['data'],
   Workflow: ['uuid', 'ownerAddress', 'name', 'workflowId', 'status', 'registeredAt', 'creditUsed', 'executedAt', 'executionCount', 'executionCountByStatus', 'workflowSource', 'hasTeeExecutions', 'hasNonTeeExecutions'],
   WorkflowActivityOutput: ['data'],
   WorkflowActivityRow: ['from', 'to', 'successCount', 'failureCount'],

@@ -9,6 +9,7 @@ interface SqlValues {
   text: string;
   integer: number;
   bigint: number;
+  float8: number;
   numeric: string;
   boolean: boolean;
   timestamptz: Date;

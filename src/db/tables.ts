@@ -192,6 +192,11 @@ export const alertRules = table('alert_rules', {
   // ANOMALY (migration 0011).
   metric: 'text',
   sensitivity: 'numeric',
+  // SLO_BURN and EXECUTION_STUCK (migration 0012).
+  service_level_objective_id: 'uuid',
+  slo_status: 'text',
+  factor: 'float8',
+  min_duration_seconds: 'integer',
 });
 export type AlertRuleRow = RowOf<typeof alertRules>;
 
@@ -214,6 +219,30 @@ export const webhookDeliveries = table('webhook_deliveries', {
 });
 export type WebhookDeliveryRow = RowOf<typeof webhookDeliveries>;
 
+export const serviceLevelObjectives = table('service_level_objectives', {
+  id: 'uuid not null',
+  organization_id: 'uuid not null',
+  name: 'text not null',
+  workflow_uuid: 'uuid',
+  indicator: 'text not null',
+  target: 'float8 not null',
+  threshold_ms: 'bigint',
+  period_days: 'integer not null',
+  created_at: 'timestamptz not null',
+  updated_at: 'timestamptz not null',
+});
+export type ServiceLevelObjectiveRow = RowOf<typeof serviceLevelObjectives>;
+
+export const stuckExecutions = table('stuck_executions', {
+  rule_id: 'uuid not null',
+  execution_uuid: 'uuid not null',
+  organization_id: 'uuid not null',
+  workflow_uuid: 'uuid not null',
+  started_at: 'timestamptz not null',
+  fired_at: 'timestamptz not null',
+});
+export type StuckExecutionRow = RowOf<typeof stuckExecutions>;
+
 /** Every table defined here. */
 export const TABLES = [
   organizations,
@@ -233,4 +262,6 @@ export const TABLES = [
   executionChanges,
   alertRules,
   webhookDeliveries,
+  serviceLevelObjectives,
+  stuckExecutions,
 ] as const;

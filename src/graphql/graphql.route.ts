@@ -21,6 +21,8 @@ export interface GraphqlRouteDeps {
   readonly documents: DocumentCache;
   /** Authenticates and rate-limits a request's API key (see src/http/admit-key.ts). */
   readonly admit: AdmitKey;
+  /** Wall-clock milliseconds: the instant windows that end now end at. */
+  readonly now: () => number;
   /** Told the outcome of each request (metrics). */
   readonly observe?: (outcome: GraphqlOutcome) => void;
 }
@@ -52,7 +54,7 @@ export function registerGraphqlRoutes(app: FastifyInstance, deps: GraphqlRouteDe
         const build = (admitted: Principal) => {
           const read = reads.forRequest(signal);
           const db = shares.forTenant(read.db, admitted.organizationId, signal);
-          return createContext(db, admitted, config.limits.maxAnswerBytes, read.completeUpTo);
+          return createContext(db, admitted, config.limits.maxAnswerBytes, read.completeUpTo, deps.now);
         };
         return principal instanceof Promise ? principal.then(build) : build(principal);
       },

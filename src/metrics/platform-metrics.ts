@@ -9,6 +9,9 @@ import {
 
 type DurationLabel = 'organization_id' | 'workflow';
 
+/** The counter of each objective's good and bad executions, which `wfapi slo rules` reads. */
+export const OBJECTIVE_SERIES = 'wfapi_objective_executions_total';
+
 const DURATION_NAME = 'wfapi_execution_duration_seconds';
 const DURATION_HELP =
   'Durations of finished executions of all time, by organization and workflow; a bucket counts the durations below its bound.';
@@ -109,6 +112,20 @@ export class PlatformMetrics {
       },
     });
     new RollupHistogram(registry, () => this.latest);
+    new Counter({
+      name: OBJECTIVE_SERIES,
+      help: 'Finished executions of all time in the scope of each service level objective, good (SUCCESS, or faster than its threshold) or bad.',
+      labelNames: ['organization_id', 'objective', 'result'],
+      registers,
+      collect() {
+        this.reset();
+        for (const row of self.latest?.objectives ?? []) {
+          const labels = { organization_id: row.organization_id, objective: row.objective };
+          this.inc({ ...labels, result: 'good' }, row.good);
+          this.inc({ ...labels, result: 'bad' }, row.total - row.good);
+        }
+      },
+    });
     new Gauge({
       name: 'wfapi_workflow_info',
       help: 'Always 1: the name of each workflow label value, to join on (workflow) in queries.',

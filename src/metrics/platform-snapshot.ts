@@ -1,6 +1,12 @@
 import type { Database } from '../db/database.js';
 import { fromUnits, toUnits } from '../ingest/decimal.js';
-import { readDataAsOf, readDurationHistograms, readExecutionTotals } from './platform.store.js';
+import {
+  type ObjectiveTotalRow,
+  readDataAsOf,
+  readDurationHistograms,
+  readExecutionTotals,
+  readObjectiveTotals,
+} from './platform.store.js';
 
 /** The `workflow` label of the workflows past an organization's first `maxWorkflows`. */
 export const OTHER_WORKFLOWS = 'other';
@@ -39,6 +45,8 @@ export interface PlatformSnapshot {
   readonly durations: readonly WorkflowDurations[];
   /** Each organization's freshness mark (`extensions.dataAsOf`), in ms since the epoch. */
   readonly dataAsOf: ReadonlyArray<{ organizationId: string; at: number }>;
+  /** Each service level objective's finished executions of all time, and the good ones. */
+  readonly objectives: readonly ObjectiveTotalRow[];
 }
 
 export const creditNumber = (units: bigint): number => Number(fromUnits(units));
@@ -49,7 +57,11 @@ export const creditNumber = (units: bigint): number => Number(fromUnits(units));
  * organization yields at most `maxWorkflows + 1` workflow label values whatever its size.
  */
 export async function readPlatformSnapshot(db: Database, maxWorkflows: number): Promise<PlatformSnapshot> {
-  const [rows, marks] = await Promise.all([readExecutionTotals(db), readDataAsOf(db)]);
+  const [rows, marks, objectives] = await Promise.all([
+    readExecutionTotals(db),
+    readDataAsOf(db),
+    readObjectiveTotals(db),
+  ]);
   const perWorkflow = new Map<string, WorkflowTotals & { total: number }>();
   for (const row of rows) {
     const key = `${row.organization_id}/${row.workflow_uuid}`;
@@ -129,5 +141,6 @@ export async function readPlatformSnapshot(db: Database, maxWorkflows: number): 
     workflows,
     durations: [...durations.values()],
     dataAsOf: marks.map((mark) => ({ organizationId: mark.organization_id, at: mark.data_as_of.getTime() })),
+    objectives,
   };
 }

@@ -2,6 +2,7 @@ import type { Queryable } from '../db/database.js';
 import { LOWER_BOUNDS_SQL } from '../rollups/duration-bins.js';
 import { EXECUTION_LEVEL } from '../rollups/durations.rollup.js';
 import { ALL_TIME, DAY_GRAIN } from '../rollups/grains.js';
+import { EVERY_WORKFLOW } from '../rollups/rollup.js';
 
 /** Per organization, workflow and status: all-time executions and credits (the all-time rollup rows). */
 export interface ExecutionTotalRow {
@@ -100,4 +101,51 @@ export function readDataAsOf(db: Queryable): Promise<Array<{ organization_id: st
      from ingest_watermarks w
      join organizations o on o.id = w.organization_id`,
   );
+}
+
+/** Per service level objective: its finished executions of all time and the good ones among them. */
+export interface ObjectiveTotalRow {
+  readonly organization_id: string;
+  readonly objective: string;
+  readonly total: number;
+  readonly good: number;
+}
+
+/**
+ * All-time counts of every objective (contract section 7), read from the rollups: SUCCESS
+ * objectives from the all-time execution counts (finished: SUCCESS or FAILURE; good: SUCCESS),
+ * LATENCY objectives from the daily duration histograms of finished executions (good: the bins
+ * below the threshold, a bin bound, so exactly). One index range per objective.
+ */
+export async function readObjectiveTotals(db: Queryable): Promise<ObjectiveTotalRow[]> {
+  const [success, latency] = await Promise.all([
+    db.query<ObjectiveTotalRow>(
+      `select o.organization_id, o.id as objective,
+              coalesce(sum(r.execution_count), 0)::int8 as total,
+              coalesce(sum(r.execution_count) filter (where r.status = 'SUCCESS'), 0)::int8 as good
+       from service_level_objectives o
+       left join execution_rollups r on r.organization_id = o.organization_id and r.grain = ${ALL_TIME}
+         and r.status in ('SUCCESS', 'FAILURE')
+         and (r.workflow_uuid = o.workflow_uuid
+              or (o.workflow_uuid is null
+                  and r.workflow_uuid in (select w.uuid from workflows w where w.organization_id = o.organization_id)))
+       where o.indicator = 'SUCCESS'
+       group by o.organization_id, o.id`,
+    ),
+    db.query<ObjectiveTotalRow>(
+      `select o.organization_id, o.id as objective,
+              coalesce(sum(r.finished_count), 0)::int8 as total, coalesce(sum(b.good), 0)::int8 as good
+       from service_level_objectives o
+       left join duration_rollups r on r.organization_id = o.organization_id and r.grain = ${DAY_GRAIN.seconds}
+         and r.capability_id = '${EXECUTION_LEVEL}' and r.status in ('SUCCESS', 'FAILURE')
+         and r.workflow_uuid = coalesce(o.workflow_uuid, '${EVERY_WORKFLOW}'::uuid)
+       left join lateral (
+         select sum(u.n) as good from unnest(r.duration_bins) with ordinality as u (n, i)
+         where array_lower(r.duration_bins, 1) + u.i::int - 1 < width_bucket(o.threshold_ms, ${LOWER_BOUNDS_SQL}) - 1
+       ) b on true
+       where o.indicator = 'LATENCY'
+       group by o.organization_id, o.id`,
+    ),
+  ]);
+  return [...success, ...latency];
 }

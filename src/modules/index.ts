@@ -12,6 +12,7 @@ import { errorGroupsModule } from './error-groups/index.js';
 import { executionsModule } from './executions/index.js';
 import { logPagesModule } from './log-pages/index.js';
 import { logSearchModule } from './log-search/index.js';
+import { serviceLevelsModule } from './service-levels/index.js';
 import { workflowsModule } from './workflows/index.js';
 
 export const API_MODULES: readonly ApiModule[] = [
@@ -27,6 +28,7 @@ export const API_MODULES: readonly ApiModule[] = [
   logPagesModule,
   deploymentImpactModule,
   anomaliesModule,
+  serviceLevelsModule,
 ];
 
 /** The modules a schema of this kind serves: the hosted one leaves out the extensions. */

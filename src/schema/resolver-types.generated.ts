@@ -9,7 +9,7 @@ import type { ExecutionsOutputParent } from '../modules/executions/execution.map
 import type { SearchParent } from '../modules/log-search/log-search.mapper.js';
 import type { WorkflowParent, WorkflowsOutputParent } from '../modules/workflows/workflow.mapper.js';
 import type { ApiScalars } from './scalars.js';
-import type { AnomaliesInput, AnomalyDirection, AnomalyMetric, CapabilityStatsInput, DeploymentImpactInput, DeploymentVerdict, DurationStatsInput, EntityActiveStatus, ErrorGroupsInput, MemberStatus, MemberType, OrganizationRestrictionStatus, SearchExecutionLogsInput, WorkflowActivityInput, WorkflowDeploymentInput, WorkflowDeploymentStatus, WorkflowDeploymentsInput, WorkflowExecutionClassifiedStatus, WorkflowExecutionEventsInput, WorkflowExecutionInput, WorkflowExecutionLogPageInput, WorkflowExecutionLogsInput, WorkflowExecutionStatus, WorkflowExecutionsInput, WorkflowInput, WorkflowsInput } from './schema-types.generated.js';
+import type { AnomaliesInput, AnomalyDirection, AnomalyMetric, CapabilityStatsInput, DeploymentImpactInput, DeploymentVerdict, DurationStatsInput, EntityActiveStatus, ErrorGroupsInput, MemberStatus, MemberType, OrganizationRestrictionStatus, SearchExecutionLogsInput, ServiceLevelIndicator, ServiceLevelStatus, ServiceLevelsInput, WorkflowActivityInput, WorkflowDeploymentInput, WorkflowDeploymentStatus, WorkflowDeploymentsInput, WorkflowExecutionClassifiedStatus, WorkflowExecutionEventsInput, WorkflowExecutionInput, WorkflowExecutionLogPageInput, WorkflowExecutionLogsInput, WorkflowExecutionStatus, WorkflowExecutionsInput, WorkflowInput, WorkflowsInput } from './schema-types.generated.js';
 
 type Awaitable<T> = T | Promise<T>;
 
@@ -27,6 +27,7 @@ export interface ResolvedTypes {
   Anomaly: { metric: AnomalyMetric; workflowUUID: string | null; workflowName: string | null; from: ApiScalars['Time']; to: ApiScalars['Time']; observed: number; expected: number; lower: number; upper: number; direction: AnomalyDirection; score: number };
   AnomalyPoint: { from: ApiScalars['Time']; to: ApiScalars['Time']; observed: number | null; expected: number | null; lower: number | null; upper: number | null; anomalous: boolean };
   AnomalySeries: { metric: AnomalyMetric; workflowUUID: string | null; points: ResolvedTypes['AnomalyPoint'][] };
+  BurnRate: { window: string; total: number; bad: number; rate: number | null };
   CapabilityExecutionError: { error: string; count: number };
   CapabilityStats: { capabilityID: string; calls: number; failures: number; failureRate: number; p50Ms: number | null; p95Ms: number | null };
   CapabilityStatsOutput: { data: ResolvedTypes['CapabilityStats'][]; count: number };
@@ -44,6 +45,8 @@ export interface ResolvedTypes {
   Organization: { organizationId: ApiScalars['OrganizationId']; displayName: ApiScalars['LabelText']; createdAt: ApiScalars['Time']; updatedAt: ApiScalars['Time']; restrictionStatus: OrganizationRestrictionStatus; activeStatus: EntityActiveStatus; tenantId: number };
   OrganizationAccount: { memberId: ApiScalars['MemberId']; userId: ApiScalars['UserId'] | null; organizationId: ApiScalars['OrganizationId']; emailAddress: ApiScalars['Email']; displayName: ApiScalars['LabelText']; memberType: MemberType | null; memberStatus: MemberStatus; createdAt: ApiScalars['Time']; updatedAt: ApiScalars['Time']; invitedByUser: ApiScalars['UserId'] | null; invitedAt: ApiScalars['Time'] | null; joinedAt: ApiScalars['Time'] | null; removedByUser: ApiScalars['UserId'] | null; removedAt: ApiScalars['Time'] | null };
   SearchExecutionLogsOutput: SearchParent;
+  ServiceLevel: { id: string; name: string; workflowUUID: string | null; workflowName: string | null; indicator: ServiceLevelIndicator; target: number; thresholdMs: number | null; periodDays: number; total: number; good: number; attainment: number | null; errorBudgetRemaining: number | null; burnRates: ResolvedTypes['BurnRate'][]; status: ServiceLevelStatus };
+  ServiceLevelsOutput: { data: ResolvedTypes['ServiceLevel'][] };
   Workflow: WorkflowParent;
   WorkflowActivityOutput: { data: ResolvedTypes['WorkflowActivityRow'][] | null };
   WorkflowActivityRow: { from: ApiScalars['Time']; to: ApiScalars['Time']; successCount: number; failureCount: number };
@@ -95,6 +98,12 @@ export interface Resolvers {
     metric?: FieldResolver<ResolvedTypes['AnomalySeries'], Record<string, never>, AnomalyMetric>;
     workflowUUID?: FieldResolver<ResolvedTypes['AnomalySeries'], Record<string, never>, string | null>;
     points?: FieldResolver<ResolvedTypes['AnomalySeries'], Record<string, never>, ResolvedTypes['AnomalyPoint'][]>;
+  };
+  BurnRate?: {
+    window?: FieldResolver<ResolvedTypes['BurnRate'], Record<string, never>, string>;
+    total?: FieldResolver<ResolvedTypes['BurnRate'], Record<string, never>, number>;
+    bad?: FieldResolver<ResolvedTypes['BurnRate'], Record<string, never>, number>;
+    rate?: FieldResolver<ResolvedTypes['BurnRate'], Record<string, never>, number | null>;
   };
   CapabilityExecutionError?: {
     error?: FieldResolver<ResolvedTypes['CapabilityExecutionError'], Record<string, never>, string>;
@@ -233,11 +242,31 @@ export interface Resolvers {
     workflowExecutionLogPage?: FieldResolver<unknown, { input: WorkflowExecutionLogPageInput<ApiScalars> }, ResolvedTypes['WorkflowExecutionLogPageOutput']>;
     deploymentImpact?: FieldResolver<unknown, { input: DeploymentImpactInput<ApiScalars> }, ResolvedTypes['DeploymentImpactOutput']>;
     anomalies?: FieldResolver<unknown, { input: AnomaliesInput<ApiScalars> }, ResolvedTypes['AnomaliesOutput']>;
+    serviceLevels?: FieldResolver<unknown, { input: ServiceLevelsInput<ApiScalars> }, ResolvedTypes['ServiceLevelsOutput']>;
   };
   SearchExecutionLogsOutput?: {
     data?: FieldResolver<ResolvedTypes['SearchExecutionLogsOutput'], Record<string, never>, ResolvedTypes['ExecutionLogMatch'][]>;
     count?: FieldResolver<ResolvedTypes['SearchExecutionLogsOutput'], Record<string, never>, number>;
     countIsExact?: FieldResolver<ResolvedTypes['SearchExecutionLogsOutput'], Record<string, never>, boolean>;
+  };
+  ServiceLevel?: {
+    id?: FieldResolver<ResolvedTypes['ServiceLevel'], Record<string, never>, string>;
+    name?: FieldResolver<ResolvedTypes['ServiceLevel'], Record<string, never>, string>;
+    workflowUUID?: FieldResolver<ResolvedTypes['ServiceLevel'], Record<string, never>, string | null>;
+    workflowName?: FieldResolver<ResolvedTypes['ServiceLevel'], Record<string, never>, string | null>;
+    indicator?: FieldResolver<ResolvedTypes['ServiceLevel'], Record<string, never>, ServiceLevelIndicator>;
+    target?: FieldResolver<ResolvedTypes['ServiceLevel'], Record<string, never>, number>;
+    thresholdMs?: FieldResolver<ResolvedTypes['ServiceLevel'], Record<string, never>, number | null>;
+    periodDays?: FieldResolver<ResolvedTypes['ServiceLevel'], Record<string, never>, number>;
+    total?: FieldResolver<ResolvedTypes['ServiceLevel'], Record<string, never>, number>;
+    good?: FieldResolver<ResolvedTypes['ServiceLevel'], Record<string, never>, number>;
+    attainment?: FieldResolver<ResolvedTypes['ServiceLevel'], Record<string, never>, number | null>;
+    errorBudgetRemaining?: FieldResolver<ResolvedTypes['ServiceLevel'], Record<string, never>, number | null>;
+    burnRates?: FieldResolver<ResolvedTypes['ServiceLevel'], Record<string, never>, ResolvedTypes['BurnRate'][]>;
+    status?: FieldResolver<ResolvedTypes['ServiceLevel'], Record<string, never>, ServiceLevelStatus>;
+  };
+  ServiceLevelsOutput?: {
+    data?: FieldResolver<ResolvedTypes['ServiceLevelsOutput'], Record<string, never>, ResolvedTypes['ServiceLevel'][]>;
   };
   Workflow?: {
     uuid?: FieldResolver<ResolvedTypes['Workflow'], Record<string, never>, string>;

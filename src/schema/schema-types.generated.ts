@@ -86,6 +86,13 @@ export interface AnomalySeries<S extends ScalarTypes = WireScalars> {
   points: AnomalyPoint<S>[];
 }
 
+export interface BurnRate<S extends ScalarTypes = WireScalars> {
+  window: string;
+  total: number;
+  bad: number;
+  rate: number | null;
+}
+
 export interface CapabilityExecutionError<S extends ScalarTypes = WireScalars> {
   error: string;
   count: number;
@@ -283,6 +290,37 @@ export interface SearchExecutionLogsOutput<S extends ScalarTypes = WireScalars> 
   count: number;
   countIsExact: boolean;
 }
+
+export interface ServiceLevel<S extends ScalarTypes = WireScalars> {
+  id: string;
+  name: string;
+  workflowUUID: string | null;
+  workflowName: string | null;
+  indicator: ServiceLevelIndicator;
+  target: number;
+  thresholdMs: number | null;
+  periodDays: number;
+  total: number;
+  good: number;
+  attainment: number | null;
+  errorBudgetRemaining: number | null;
+  burnRates: BurnRate<S>[];
+  status: ServiceLevelStatus;
+}
+
+export const ServiceLevelIndicatorValues = ['SUCCESS', 'LATENCY'] as const;
+export type ServiceLevelIndicator = (typeof ServiceLevelIndicatorValues)[number];
+
+export interface ServiceLevelsInput<S extends ScalarTypes = WireScalars> {
+  workflowUUID?: string | null;
+}
+
+export interface ServiceLevelsOutput<S extends ScalarTypes = WireScalars> {
+  data: ServiceLevel<S>[];
+}
+
+export const ServiceLevelStatusValues = ['OK', 'TICKET', 'PAGE', 'NO_DATA'] as const;
+export type ServiceLevelStatus = (typeof ServiceLevelStatusValues)[number];
 
 export const SortingOrderValues = ['ASC', 'DESC'] as const;
 export type SortingOrder = (typeof SortingOrderValues)[number];
@@ -521,4 +559,5 @@ export interface QueryFields<S extends ScalarTypes = WireScalars> {
   workflowExecutionLogPage: { args: { input: WorkflowExecutionLogPageInput<S> }; result: WorkflowExecutionLogPageOutput<S> };
   deploymentImpact: { args: { input: DeploymentImpactInput<S> }; result: DeploymentImpactOutput<S> };
   anomalies: { args: { input: AnomaliesInput<S> }; result: AnomaliesOutput<S> };
+  serviceLevels: { args: { input: ServiceLevelsInput<S> }; result: ServiceLevelsOutput<S> };
 }

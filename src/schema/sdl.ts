@@ -8,8 +8,12 @@ const SCALARS = new URL('./scalars.graphql', import.meta.url);
 const BASE = new URL('./base.graphql', import.meta.url);
 /** The operator schema's own part (contract section 2). */
 export const ADMIN_SDL = new URL('../admin/admin.graphql', import.meta.url);
-/** The operator schema's parts: its own root types, then the alert rules that extend them. */
-export const ADMIN_SDL_PARTS = [ADMIN_SDL, new URL('../alerts/alerts.graphql', import.meta.url)];
+/** The operator schema's parts: its own root types, then the alert rules and objectives that extend them. */
+export const ADMIN_SDL_PARTS = [
+  ADMIN_SDL,
+  new URL('../alerts/alerts.graphql', import.meta.url),
+  new URL('../objectives/objectives.graphql', import.meta.url),
+];
 
 export function readSdl(parts: readonly URL[]): string {
   return parts.map((part) => readFileSync(part, 'utf8')).join('\n');

@@ -19,7 +19,7 @@ function signatures(type: GraphQLObjectType | null | undefined): Record<string, 
 }
 
 describe('the admin schema', () => {
-  it('has exactly the root fields of the contract, plus setOrganizationStatus, the organization and member lists and the alert fields of section 5', () => {
+  it('has exactly the root fields of the contract, plus setOrganizationStatus, the organization and member lists, the alert fields of section 5 and the objectives of section 7', () => {
     const schema = buildAdminSchema();
     assert.deepEqual(signatures(schema.getQueryType()), {
       apiKeys: '(input: ApiKeysInput!): [ApiKey!]!',
@@ -27,6 +27,7 @@ describe('the admin schema', () => {
       members: '(input: MembersInput!): [Member!]!',
       alertRules: '(input: AlertRulesInput!): [AlertRule!]!',
       webhookDeliveries: '(input: WebhookDeliveriesInput!): [WebhookDelivery!]!',
+      serviceLevelObjectives: '(input: ServiceLevelObjectivesInput!): [ServiceLevelObjective!]!',
     });
     assert.deepEqual(signatures(schema.getMutationType()), {
       createOrganization: '(input: CreateOrganizationInput!): Organization!',
@@ -39,6 +40,9 @@ describe('the admin schema', () => {
       updateAlertRule: '(input: UpdateAlertRuleInput!): AlertRule!',
       deleteAlertRule: '(input: DeleteAlertRuleInput!): AlertRule!',
       redeliverWebhook: '(input: RedeliverWebhookInput!): WebhookDelivery!',
+      createServiceLevelObjective: '(input: CreateServiceLevelObjectiveInput!): ServiceLevelObjective!',
+      updateServiceLevelObjective: '(input: UpdateServiceLevelObjectiveInput!): ServiceLevelObjective!',
+      deleteServiceLevelObjective: '(input: DeleteServiceLevelObjectiveInput!): ServiceLevelObjective!',
     });
   });
 

@@ -7,7 +7,8 @@ export const CREATE_ALERT_RULE = `mutation($input: CreateAlertRuleInput!) {
   createAlertRule(input: $input) {
     signingSecret
     rule { id organizationId name condition workflowUUID classifiedStatus threshold window minExecutions for
-           target url severity enabled disabledReason firing createdAt updatedAt }
+           target url severity enabled disabledReason firing createdAt updatedAt
+           serviceLevelObjectiveId factor minDuration sloStatus }
   }
 }`;
 

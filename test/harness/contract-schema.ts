@@ -198,6 +198,19 @@ export const SECTION_7_ADDITIONS = {
     deploymentImpact: '(input: DeploymentImpactInput!) DeploymentImpactOutput!',
     anomalies: '(input: AnomaliesInput!) AnomaliesOutput!',
   },
+};
+
+/** Section 7's service levels, additive like section 5 (extended schema only). */
+export const SECTION_7_SERVICE_LEVELS = {
+  objects: {
+    ServiceLevelsOutput: 'data: [ServiceLevel!]!',
+    ServiceLevel:
+      'id: String!, name: String!, workflowUUID: String, workflowName: String, indicator: ServiceLevelIndicator!, target: Float!, thresholdMs: Float, periodDays: Int!, total: Int!, good: Int!, attainment: Float, errorBudgetRemaining: Float, burnRates: [BurnRate!]!, status: ServiceLevelStatus!',
+    BurnRate: 'window: String!, total: Int!, bad: Int!, rate: Float',
+  },
+  inputs: { ServiceLevelsInput: 'workflowUUID: String' },
+  enums: { ServiceLevelIndicator: 'SUCCESS, LATENCY', ServiceLevelStatus: 'OK, TICKET, PAGE, NO_DATA' },
+  queries: { serviceLevels: '(input: ServiceLevelsInput!) ServiceLevelsOutput!' },
 } as const;
 
 /** The extended schema (the default): section 1 plus exactly section 5's, section 7's and wfapi's additions. */
@@ -207,20 +220,23 @@ export const EXTENDED: ContractSchema = {
     ...SECTION_5_ADDITIONS.objects,
     ...SECTION_7_ADDITIONS.objects,
     ...WFAPI_ADDITIONS.objects,
+    ...SECTION_7_SERVICE_LEVELS.objects,
   },
   inputs: {
     ...SECTION_1.inputs,
     ...SECTION_5_ADDITIONS.inputs,
     ...SECTION_7_ADDITIONS.inputs,
     ...WFAPI_ADDITIONS.inputs,
+    ...SECTION_7_SERVICE_LEVELS.inputs,
     WorkflowExecutionsInput: `${SECTION_1.inputs.WorkflowExecutionsInput}, ${SECTION_5_ADDITIONS.inputFields.WorkflowExecutionsInput}`,
   },
-  enums: { ...SECTION_1.enums, ...SECTION_7_ADDITIONS.enums },
+  enums: { ...SECTION_1.enums, ...SECTION_7_ADDITIONS.enums, ...SECTION_7_SERVICE_LEVELS.enums },
   queries: {
     ...SECTION_1.queries,
     ...SECTION_5_ADDITIONS.queries,
     ...SECTION_7_ADDITIONS.queries,
     ...WFAPI_ADDITIONS.queries,
+    ...SECTION_7_SERVICE_LEVELS.queries,
   },
   scalars: SECTION_1.scalars,
 };

@@ -14,12 +14,13 @@ import { connect } from 'node:net';
 import { delimiter, dirname, join } from 'node:path';
 import pg from 'pg';
 
-type Binary = 'prometheus' | 'alertmanager' | 'nats-server' | 'chromium';
+type Binary = 'prometheus' | 'promtool' | 'alertmanager' | 'nats-server' | 'chromium';
 export type EngineName = Binary | 'redis' | 'replication';
 
 /** The executables each binary engine may be called (Debian's name first), and how to install it. */
 const BINARIES: Record<Binary, { readonly names: readonly string[]; readonly install: string }> = {
   prometheus: { names: ['prometheus'], install: 'apt-get install prometheus' },
+  promtool: { names: ['promtool'], install: 'apt-get install prometheus' },
   alertmanager: {
     names: ['prometheus-alertmanager', 'alertmanager'],
     install: 'apt-get install prometheus-alertmanager',

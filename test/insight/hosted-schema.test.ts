@@ -6,6 +6,7 @@ import {
   SECTION_1,
   SECTION_5_ADDITIONS,
   SECTION_7_ADDITIONS,
+  SECTION_7_SERVICE_LEVELS,
   servedSchema,
   WFAPI_ADDITIONS,
 } from '../harness/contract-schema.js';
@@ -35,6 +36,9 @@ describe('WFAPI_SCHEMA=hosted', () => {
       ...Object.keys(SECTION_7_ADDITIONS.enums),
       ...Object.keys(WFAPI_ADDITIONS.objects),
       ...Object.keys(WFAPI_ADDITIONS.inputs),
+      ...Object.keys(SECTION_7_SERVICE_LEVELS.objects),
+      ...Object.keys(SECTION_7_SERVICE_LEVELS.inputs),
+      ...Object.keys(SECTION_7_SERVICE_LEVELS.enums),
     ]) {
       const answer = dataOf(await ctx.server.gql(t.key, `{ __type(name: "${name}") { name } }`));
       assert.equal(answer.__type, null, name);
@@ -52,6 +56,7 @@ describe('WFAPI_SCHEMA=hosted', () => {
       '{ workflowExecutions(input: { errorFingerprint: "a2e523cb7383d90b" }) { count } }',
       '{ deploymentImpact(input: { workflowUUID: "00000000-0000-4000-8000-000000000000" }) { count } }',
       `{ anomalies(input: { ${WINDOW} }) { data { score } series { metric } } }`,
+      '{ serviceLevels(input: {}) { data { id status burnRates { window rate } } } }',
     ];
     for (const query of queries) {
       const answer = await ctx.server.gql(t.key, query);

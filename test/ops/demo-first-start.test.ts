@@ -72,5 +72,21 @@ describe('the demo on an empty data directory', { skip: TEST_DB !== 'pglite' }, 
       `the query took up to ${slowest(queries).toFixed(0)} ms during the load`,
     );
     assert.equal(complete(), false, 'the load was over before the measurements ended');
+
+    // The demo's objectives, one of them burning its budget (no demo execution takes under 50 ms).
+    const levels = await fetch(`${url}/graphql`, {
+      ...curl,
+      body: JSON.stringify({
+        query: '{ serviceLevels(input: {}) { data { name total errorBudgetRemaining } } }',
+      }),
+    }).then((response) => response.json());
+    const objectives = levels.data.serviceLevels.data as Array<{
+      name: string;
+      total: number;
+      errorBudgetRemaining: number | null;
+    }>;
+    assert.equal(objectives.length, 3, JSON.stringify(levels));
+    const burning = objectives.find((objective) => objective.name.includes('(burning)'));
+    assert.ok(burning && burning.total > 0 && burning.errorBudgetRemaining! < 0, JSON.stringify(objectives));
   });
 });

@@ -44,6 +44,9 @@ interface RuleFlags extends AdminFlags {
   sensitivity?: number;
   targetUrl?: string;
   severity?: string;
+  objective?: string;
+  factor?: number;
+  minDuration?: string;
 }
 
 /** The flags of a rule's parameters, shared by create and update. */
@@ -57,7 +60,13 @@ function ruleOptions(command: Command): Command {
     .option('--for <duration>', 'NO_EXECUTIONS: the silence that fires, e.g. 30m')
     .option('--metric <metric>', 'ANOMALY: EXECUTIONS, FAILURE_RATE or DURATION_P95')
     .option('--sensitivity <k>', 'ANOMALY: the band width in spreads, 1 to 10 (default 3)', number)
-    .option('--severity <severity>', 'the severity label (default warning)');
+    .option('--severity <severity>', 'the severity label (default warning)')
+    .option(
+      '--factor <n>',
+      "EXECUTION_STUCK: the multiple of the workflow's p95 past which it is stuck (default 3)",
+      number,
+    )
+    .option('--min-duration <duration>', 'EXECUTION_STUCK: the least time running before stuck (default 5m)');
 }
 
 const parameters = (flags: RuleFlags) => ({
@@ -70,6 +79,8 @@ const parameters = (flags: RuleFlags) => ({
   metric: flags.metric?.toUpperCase() ?? null,
   sensitivity: flags.sensitivity ?? null,
   severity: flags.severity ?? null,
+  factor: flags.factor ?? null,
+  minDuration: flags.minDuration ?? null,
 });
 
 export function register(program: Command): void {
@@ -95,6 +106,7 @@ export function register(program: Command): void {
       .addOption(
         new Option('--target <target>', 'where it goes').choices(AlertTargetValues).default('WEBHOOK'),
       )
+      .option('--objective <objectiveId>', 'SLO_BURN: the service level objective watched')
       .requiredOption(
         '--target-url <url>',
         'the receiver (WEBHOOK) or the Alertmanager base URL (ALERTMANAGER)',
@@ -109,6 +121,7 @@ export function register(program: Command): void {
         condition: flags.condition as (typeof AlertConditionValues)[number],
         target: flags.target as (typeof AlertTargetValues)[number],
         url: flags.targetUrl,
+        serviceLevelObjectiveId: flags.objective ?? null,
         ...parameters(flags),
       });
       printResult(created, flags, renderCreatedRule, process.env);

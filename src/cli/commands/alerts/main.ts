@@ -47,6 +47,10 @@ export function conditionText(rule: AlertRule): string {
       return `new error group${of}`;
     case 'ANOMALY':
       return `anomalous hour of ${rule.metric}${of}${rule.sensitivity === null ? '' : ` (sensitivity ${rule.sensitivity})`}`;
+    case 'SLO_BURN':
+      return `error budget burn of objective ${rule.serviceLevelObjectiveId}${rule.sloStatus ? ` (${rule.sloStatus})` : ''}`;
+    case 'EXECUTION_STUCK':
+      return `execution running past max(${rule.minDuration}, ${rule.factor} x p95)${of}`;
     default:
       return `execution failed${of}${rule.classifiedStatus ? ` (${rule.classifiedStatus})` : ''}`;
   }

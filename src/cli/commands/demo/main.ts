@@ -22,6 +22,7 @@ import { loadInBackground } from './background-load.js';
 import { renderBanner } from './banner.js';
 import { addInterval, type Interval, splitAt } from './coverage.js';
 import { loadWindows, planLoad, storeRecords } from './loader.js';
+import { ensureDemoObjectives } from './objectives.js';
 import { type DemoState, newToken, readState, statePath, writeState } from './state.js';
 import { createDemoTenant, workingKey } from './tenant.js';
 
@@ -132,6 +133,7 @@ export async function demo(env: Readonly<Record<string, string | undefined>>, fl
     // The catalogue first (every registration and deployment: a few hundred records), so that
     // workflows are complete while their executions load newest first.
     await storeRecords(db, load.catalogue, emptyCounts());
+    await ensureDemoObjectives(db, state.organizationId);
     const windows = load.windows;
     const [urgent, later] = splitAt(windows, now - BEFORE_BANNER);
     const loadOptions = { signal: io.signal, detail, onWindow: (w: Interval) => markLoaded(w, true) };

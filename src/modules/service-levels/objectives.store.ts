@@ -1,0 +1,99 @@
+/** SQL of service level objectives (contract section 7). Plain functions, the database handle first. */
+import type { Queryable } from '../../db/database.js';
+import { type ServiceLevelObjectiveRow, serviceLevelObjectives } from '../../db/tables.js';
+
+const COLUMNS = serviceLevelObjectives.columns.map(([name]) => name).join(', ');
+
+export type NewObjective = Omit<ServiceLevelObjectiveRow, 'created_at' | 'updated_at'>;
+
+export async function insertObjective(
+  db: Queryable,
+  objective: NewObjective,
+): Promise<ServiceLevelObjectiveRow> {
+  const [row] = await db.query<ServiceLevelObjectiveRow>(
+    `insert into service_level_objectives (id, organization_id, name, workflow_uuid, indicator, target, threshold_ms, period_days)
+     values ($1, $2, $3, $4, $5, $6, $7, $8)
+     returning ${COLUMNS}`,
+    [
+      objective.id,
+      objective.organization_id,
+      objective.name,
+      objective.workflow_uuid,
+      objective.indicator,
+      objective.target,
+      objective.threshold_ms,
+      objective.period_days,
+    ],
+  );
+  return row!;
+}
+
+export type ObjectiveChanges = {
+  -readonly [K in keyof Pick<
+    ServiceLevelObjectiveRow,
+    'name' | 'workflow_uuid' | 'indicator' | 'target' | 'threshold_ms' | 'period_days'
+  >]?: ServiceLevelObjectiveRow[K];
+};
+
+const CHANGEABLE = [
+  'name',
+  'workflow_uuid',
+  'indicator',
+  'target',
+  'threshold_ms',
+  'period_days',
+] as const satisfies ReadonlyArray<keyof ObjectiveChanges>;
+
+export async function updateObjective(
+  db: Queryable,
+  id: string,
+  changes: ObjectiveChanges,
+): Promise<ServiceLevelObjectiveRow | undefined> {
+  const set = CHANGEABLE.filter((column) => changes[column] !== undefined);
+  const [row] = await db.query<ServiceLevelObjectiveRow>(
+    `update service_level_objectives
+     set ${[...set.map((column, i) => `${column} = $${i + 2}`), 'updated_at = now()'].join(', ')}
+     where id = $1 returning ${COLUMNS}`,
+    [id, ...set.map((column) => changes[column])],
+  );
+  return row;
+}
+
+export async function findObjective(
+  db: Queryable,
+  id: string,
+): Promise<ServiceLevelObjectiveRow | undefined> {
+  const [row] = await db.query<ServiceLevelObjectiveRow>(
+    `select ${COLUMNS} from service_level_objectives where id = $1`,
+    [id],
+  );
+  return row;
+}
+
+export async function deleteObjective(
+  db: Queryable,
+  id: string,
+): Promise<ServiceLevelObjectiveRow | undefined> {
+  const [row] = await db.query<ServiceLevelObjectiveRow>(
+    `delete from service_level_objectives where id = $1 returning ${COLUMNS}`,
+    [id],
+  );
+  return row;
+}
+
+/**
+ * The objectives of an organization by name, then id; with `workflowUuid`, those of that
+ * workflow only (an organization-wide objective is not one of a workflow's).
+ */
+export function listObjectives(
+  db: Queryable,
+  organizationId: string,
+  workflowUuid: string | null = null,
+): Promise<ServiceLevelObjectiveRow[]> {
+  return db.query<ServiceLevelObjectiveRow>(
+    `select ${COLUMNS} from service_level_objectives
+     where organization_id = $1 and ($2::uuid is null or workflow_uuid = $2)
+     order by name collate "C", id`,
+    [organizationId, workflowUuid],
+  );
+}

@@ -1,0 +1,40 @@
+import type { Resolvers } from '../../schema/resolver-types.generated.js';
+import { normalizeUuid } from '../shared/uuid.js';
+import { figuresOf } from './burn-rates.js';
+import { listObjectives } from './objectives.store.js';
+import { toServiceLevel } from './service-level.mapper.js';
+import { readObjectiveCounts, workflowNames } from './service-levels.store.js';
+
+export const serviceLevelsResolvers: Resolvers = {
+  Query: {
+    serviceLevels: async (_parent, { input }, ctx) => {
+      let workflowUuid: string | null = null;
+      if (input.workflowUUID !== undefined && input.workflowUUID !== null) {
+        const uuid = normalizeUuid(input.workflowUUID);
+        // Not a uuid: no workflow has it, so none of its objectives exist.
+        if (uuid === undefined) return { data: [] };
+        workflowUuid = uuid;
+      }
+      const objectives = await listObjectives(ctx.db, ctx.organizationId, workflowUuid);
+      if (objectives.length === 0) return { data: [] };
+      const now = ctx.now();
+      const [counts, names] = await Promise.all([
+        readObjectiveCounts(ctx.db, ctx.organizationId, objectives, now),
+        workflowNames(
+          ctx.db,
+          ctx.organizationId,
+          objectives.flatMap((objective) => (objective.workflow_uuid ? [objective.workflow_uuid] : [])),
+        ),
+      ]);
+      return {
+        data: objectives.map((objective, i) =>
+          toServiceLevel(
+            objective,
+            objective.workflow_uuid ? (names.get(objective.workflow_uuid) ?? null) : null,
+            figuresOf(objective.target, counts[i]!.period, counts[i]!.windows),
+          ),
+        ),
+      };
+    },
+  },
+};
