@@ -243,6 +243,12 @@ export const stuckExecutions = table('stuck_executions', {
 });
 export type StuckExecutionRow = RowOf<typeof stuckExecutions>;
 
+/** A rollup recount a migration asked for, done after the last migration (src/db/migrate.ts). */
+export const rollupRecounts = table('rollup_recounts', {
+  requested_by: 'text not null',
+  requested_at: 'timestamptz not null',
+});
+
 /** Every table defined here. */
 export const TABLES = [
   organizations,
@@ -264,4 +270,5 @@ export const TABLES = [
   webhookDeliveries,
   serviceLevelObjectives,
   stuckExecutions,
+  rollupRecounts,
 ] as const;

@@ -18,20 +18,19 @@ import { startServer, type TestServer } from '../harness/server.js';
 import { INGEST_TOKEN, postIngest } from '../ingest/http.js';
 import { METRICS_TOKEN } from './scrape.js';
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-/** The fenced blocks of one language in the README's Prometheus section. */
+const METRICS_DOC = readFileSync(new URL('../../docs/metrics.md', import.meta.url), 'utf8');
+/** The fenced blocks of one language in docs/metrics.md. */
 const readmeBlocks = (language: string) => {
-  const start = README.indexOf('\n## Prometheus\n');
-  const section = README.slice(start, README.indexOf('\n## ', start + 1));
+  const section = METRICS_DOC;
   return [...section.matchAll(new RegExp(`^\`\`\`${language}\\n([\\s\\S]*?)^\`\`\``, 'gm'))].map(
     (m) => m[1]!,
   );
 };
 
-/** The README's scrape job as written, pointed at the test server and scraping every second. */
+/** docs/metrics.md's scrape job as written, pointed at the test server and scraping every second. */
 function prometheusConfig(target: string, tokenFile: string): string {
   const job = readmeBlocks('yaml')[0] ?? '';
-  assert.ok(job.includes('job_name: wfapi'), 'the README shows a scrape job');
+  assert.ok(job.includes('job_name: wfapi'), 'docs/metrics.md shows a scrape job');
   const edited = job
     .replace(/scrape_interval: \S+/, 'scrape_interval: 1s')
     .replace(/credentials_file: \S+/, `credentials_file: ${tokenFile}`)
@@ -152,7 +151,7 @@ describe('a real Prometheus scraping /metrics', needsPrometheus, () => {
     assert.equal(up[0]!.value[1], '1');
   });
 
-  it("runs the README's example queries", async () => {
+  it("runs the example queries of docs/metrics.md", async () => {
     const queries = readmeBlocks('promql').flatMap((block) =>
       block
         .split(/^#.*$/m)
