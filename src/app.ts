@@ -16,6 +16,7 @@ import { registerCors } from './graphql/cors.js';
 import { DocumentCache } from './graphql/document-cache.js';
 import { registerGraphqlRoutes } from './graphql/graphql.route.js';
 import { JSON_TYPE, negotiate } from './graphql/media-type.js';
+import { publicContextFactory } from './graphql/public-context.js';
 import { keyAdmission } from './http/admit-key.js';
 import { limitBodyTime } from './http/connection-limits.js';
 import { ConnectionRegistry } from './http/connection-registry.js';
@@ -236,10 +237,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     config.limits,
     config.limits.documentCacheBytes,
   );
+  const contextFor = publicContextFactory(config, db, reads);
   registerGraphqlRoutes(server, {
     config,
-    db,
-    reads,
+    contextFor,
     documents,
     admit,
     observe: metrics?.graphqlObserver('/graphql'),

@@ -94,6 +94,8 @@ export interface Config {
   readonly corsOrigins: '*' | readonly string[];
   /** The public schema served: the hosted platform's exactly, or extended with wfapi's insight. */
   readonly schema: SchemaKind;
+  /** `POST /mcp`, the Model Context Protocol endpoint (contract section 8); see src/mcp. */
+  readonly mcp: boolean;
   /** `GET /metrics` (contract section 5); see src/metrics. */
   readonly metrics: {
     /** Bearer token of `/metrics`; without one the route does not exist. */
@@ -307,6 +309,7 @@ export function loadConfig(env: Env = {}, overrides: ConfigOverrides = {}): Conf
     trustProxy: bool(env, 'WFAPI_TRUST_PROXY', false),
     corsOrigins: corsOrigins(str(env, 'WFAPI_CORS_ORIGINS') ?? '*'),
     schema: oneOf(env, 'WFAPI_SCHEMA', SCHEMA_KINDS, 'extended'),
+    mcp: oneOf(env, 'WFAPI_MCP', ['on', 'off'], 'on') === 'on',
     metrics: {
       token: str(env, 'WFAPI_METRICS_TOKEN'),
       maxWorkflows: int(env, 'WFAPI_METRICS_MAX_WORKFLOWS', 500, 1, 100_000),

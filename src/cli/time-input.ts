@@ -1,10 +1,9 @@
 import { InvalidArgumentError } from 'commander';
 import { parseDuration } from '../modules/shared/duration.js';
-import { DAY, formatTime, HOUR, MINUTE, parseTime } from '../modules/shared/time.js';
+import { parseInstant } from '../modules/shared/instant.js';
+import { DAY, formatTime, HOUR, MINUTE } from '../modules/shared/time.js';
 
-export { parseDuration };
-
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+export { parseDuration, parseInstant };
 
 /** A commander parser for a duration option (`--lag 5m`). */
 export function durationOption(text: string): number {
@@ -12,19 +11,6 @@ export function durationOption(text: string): number {
   if (ms === undefined)
     throw new InvalidArgumentError('Expected a duration such as 30s, 15m, 24h, 7d or 2w.');
   return ms;
-}
-
-/**
- * An instant given as a duration back from `now` (`30d`), `now`, a UTC date (`2026-03-01`) or an
- * RFC 3339 date-time with an offset (`2026-03-01T12:00:00Z`).
- */
-export function parseInstant(text: string, now: number = Date.now()): Date | undefined {
-  const trimmed = text.trim();
-  // Whole seconds, so that instants print without noise; `now` rounds up to include this second.
-  if (trimmed.toLowerCase() === 'now') return new Date(Math.ceil(now / 1000) * 1000);
-  const ago = parseDuration(trimmed);
-  if (ago !== undefined) return new Date(Math.floor((now - ago) / 1000) * 1000);
-  return parseTime(DATE_ONLY.test(trimmed) ? `${trimmed}T00:00:00Z` : trimmed);
 }
 
 /** A commander parser for `--since` and `--until`. */
