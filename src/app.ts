@@ -22,6 +22,7 @@ import { limitBodyTime } from './http/connection-limits.js';
 import { ConnectionRegistry } from './http/connection-registry.js';
 import { requestLoggerFactory } from './http/request-logger.js';
 import { registerIngestRoutes } from './ingest/ingest.route.js';
+import { registerMcpRoute } from './mcp/index.js';
 import { registerMetrics } from './metrics/index.js';
 import { CredentialCache } from './modules/auth/credential-cache.js';
 import { KeyUsageRecorder } from './modules/auth/key-usage.js';
@@ -245,6 +246,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     admit,
     observe: metrics?.graphqlObserver('/graphql'),
   });
+  registerMcpRoute(server, { config, documents, admit, contextFor, now: options.now });
   registerAdminRoutes(server, {
     config,
     db,

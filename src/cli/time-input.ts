@@ -1,9 +1,9 @@
 import { InvalidArgumentError } from 'commander';
-import { parseDuration } from '../modules/shared/duration.js';
+import { formatDuration, parseDuration } from '../modules/shared/duration.js';
 import { parseInstant } from '../modules/shared/instant.js';
-import { DAY, formatTime, HOUR, MINUTE } from '../modules/shared/time.js';
+import { formatTime } from '../modules/shared/time.js';
 
-export { parseDuration, parseInstant };
+export { formatDuration, parseDuration, parseInstant };
 
 /** A commander parser for a duration option (`--lag 5m`). */
 export function durationOption(text: string): number {
@@ -28,16 +28,6 @@ export function instantOption(text: string): Date {
 export function formatInstant(time: string | Date): string {
   const date = typeof time === 'string' ? new Date(time) : time;
   return Number.isNaN(date.getTime()) ? String(time) : formatTime(date).replace('T', ' ');
-}
-
-/** A short human duration: `850ms`, `2.95s`, `4m 05s`, `2h`, `3d 04h`. */
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  if (ms < MINUTE) return `${Number((ms / 1000).toFixed(2))}s`;
-  const [unit, name, subunit, subname] =
-    ms < HOUR ? [MINUTE, 'm', 1000, 's'] : ms < DAY ? [HOUR, 'h', MINUTE, 'm'] : [DAY, 'd', HOUR, 'h'];
-  const rest = Math.floor((ms % unit) / subunit);
-  return `${Math.floor(ms / unit)}${name}${rest ? ` ${String(rest).padStart(2, '0')}${subname}` : ''}`;
 }
 
 /** How long something took, or `running` while it has no end. */

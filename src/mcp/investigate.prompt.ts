@@ -1,0 +1,3 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+
+export function registerInvestigatePrompt(_server: McpServer, _tools: ReadonlySet<string>): void {}
