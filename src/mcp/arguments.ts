@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseInstant } from '../modules/shared/instant.js';
+import { formatTime } from '../modules/shared/time.js';
 import {
   WorkflowDeploymentStatusValues,
   WorkflowExecutionStatusValues,
@@ -69,7 +70,7 @@ export function instantArgument(role: string, text: string | undefined, now: num
       `${role} must be a duration back from now (24h, 7d, 90m), a date (2026-03-01) or a date-time with an offset (2026-03-01T12:00:00Z); got "${text.slice(0, 64)}"`,
     );
   }
-  return instant.toISOString();
+  return formatTime(instant);
 }
 
 /** The paging of a list answer, as every paged tool reports it. */

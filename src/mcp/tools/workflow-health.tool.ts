@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { formatTime } from '../../modules/shared/time.js';
 import { clip } from '../answer-size.js';
 import { instantArgument, workflowArgument } from '../arguments.js';
 import { msText, percentText, plural, timeText } from '../text.js';
@@ -183,7 +184,9 @@ export const workflowHealth = defineTool({
   ],
   async run(args, graphql, now) {
     const ref = await resolveWorkflow(graphql, args.workflow, now);
-    const since = instantArgument('since', args.since, now) ?? new Date(now - DAY_MS).toISOString();
+    const since =
+      instantArgument('since', args.since, now) ??
+      formatTime(new Date(Math.floor((now - DAY_MS) / 1000) * 1000));
     const window = { workflowUUID: ref.uuid, from: since };
     const h = await graphql.run<Health>(HEALTH, {
       workflow: { uuid: ref.uuid, from: since },
