@@ -13,13 +13,15 @@ export async function connectHttp(url: string, key: string): Promise<Client> {
   return client;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: test assertions walk arbitrary JSON
+type Json = any;
+
 /** A tool's answer, asserted to be no error. */
 export async function callOk(client: Client, name: string, args: Record<string, unknown> = {}) {
   const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
   if (result.isError) throw new Error(`${name} answered an error: ${JSON.stringify(result.content)}`);
-  // biome-ignore lint/suspicious/noExplicitAny: test assertions walk arbitrary JSON
   return {
-    structured: result.structuredContent as any,
+    structured: result.structuredContent as Json,
     text: (result.content[0] as { text: string }).text,
     result,
   };
