@@ -35,7 +35,7 @@ describe('MCP over Streamable HTTP: access as on /graphql', () => {
   it('refuses a missing, malformed or unknown key with the 401 of /graphql, and a key without deploy access with its 403', async () => {
     const tenant = await createTenant(ctx.db);
     for (const authorization of [undefined, 'Bearer x', `Apikey wfk_unknown`]) {
-      const headers = authorization ? { authorization } : {};
+      const headers: Record<string, string> = authorization ? { authorization } : {};
       const mcp = await post(ctx.server.url, undefined, toolsList, headers);
       const graphql = await ctx.server.gql(undefined, '{ __typename }', undefined, headers);
       assert.equal(mcp.status, 401);
