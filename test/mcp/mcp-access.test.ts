@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { createApiKey, createMember } from '../../src/admin/admin.service.js';
+import { MemoryRateLimiter } from '../../src/modules/auth/rate-limit.js';
 import { createTenant, execution, ingest, log, workflow } from '../harness/fixtures.js';
+import { ManualClock } from '../harness/manual-clock.js';
+import { startServer, type TestServer } from '../harness/server.js';
 import { useServer, useServerBeside } from '../harness/suite.js';
 import { answerSize, callError, callOk, connectHttp } from './mcp-client.js';
 import { buildIncident, iso, T0, WINDOW } from './mcp-data.js';
@@ -29,7 +32,19 @@ const toolsList = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }
 
 describe('MCP over Streamable HTTP: access as on /graphql', () => {
   const ctx = useServer({ rateLimit: { burst: 1_000_000, perSecond: 1_000_000 } });
-  const limited = useServerBeside(ctx, { rateLimit: { burst: 2, perSecond: 1 } });
+  // The rate limiter's clock is the test's: the bucket refills only when the test says.
+  const clock = new ManualClock(Date.now());
+  let limited: TestServer;
+  before(async () => {
+    limited = await startServer(
+      ctx.db,
+      { rateLimit: { burst: 2, perSecond: 1 } },
+      { rateLimiter: new MemoryRateLimiter(1000, clock.read) },
+    );
+  });
+  after(async () => {
+    await limited?.close();
+  });
   const off = useServerBeside(ctx, { mcp: false });
 
   it('refuses a missing, malformed or unknown key with the 401 of /graphql, and a key without deploy access with its 403', async () => {
@@ -66,17 +81,23 @@ describe('MCP over Streamable HTTP: access as on /graphql', () => {
 
   it('charges the key one request per message, with the rate-limit headers of /graphql', async () => {
     const tenant = await createTenant(ctx.db);
-    const first = await post(limited.server.url, tenant.key, toolsList);
+    const first = await post(limited.url, tenant.key, toolsList);
     assert.equal(first.status, 200);
     assert.match(first.headers.get('ratelimit') ?? '', /^"per-key";r=1;t=\d+$/);
     assert.equal(first.headers.get('ratelimit-policy'), '"per-key";q=2;w=2');
-    await post(limited.server.url, tenant.key, toolsList);
-    const refused = await post(limited.server.url, tenant.key, toolsList);
+    await post(limited.url, tenant.key, toolsList);
+    const refused = await post(limited.url, tenant.key, toolsList);
     assert.equal(refused.status, 429);
     assert.ok(Number(refused.headers.get('retry-after')) >= 1);
     assert.equal(JSON.parse(refused.text).errors[0].extensions.code, 'RATE_LIMITED');
-    const graphql = await limited.server.gql(tenant.key, '{ __typename }');
+    const graphql = await limited.gql(tenant.key, '{ __typename }');
     assert.equal(graphql.status, 429, "/graphql and /mcp share the key's bucket");
+    clock.advance(1000);
+    assert.equal(
+      (await post(limited.url, tenant.key, toolsList)).status,
+      200,
+      'a second refills one request',
+    );
   });
 
   it('is switched off by WFAPI_MCP=off', async () => {
