@@ -46,6 +46,7 @@ describe('MCP over Streamable HTTP: access as on /graphql', () => {
     await limited?.close();
   });
   const off = useServerBeside(ctx, { mcp: false });
+  const hosted = useServerBeside(ctx, { schema: 'hosted' });
 
   it('refuses a missing, malformed or unknown key with the 401 of /graphql, and a key without deploy access with its 403', async () => {
     const tenant = await createTenant(ctx.db);
@@ -103,6 +104,21 @@ describe('MCP over Streamable HTTP: access as on /graphql', () => {
   it('is switched off by WFAPI_MCP=off', async () => {
     const tenant = await createTenant(ctx.db);
     assert.equal((await post(off.server.url, tenant.key, toolsList)).status, 404);
+  });
+
+  it('offers only the tools the hosted schema can answer under WFAPI_SCHEMA=hosted', async () => {
+    const tenant = await createTenant(ctx.db);
+    const client = await connectHttp(hosted.server.url, tenant.key);
+    try {
+      const { tools } = await client.listTools();
+      assert.deepEqual(
+        tools.map((tool) => tool.name),
+        ['list_workflows', 'find_executions'],
+      );
+      assert.equal((await callOk(client, 'list_workflows')).structured.count, 0);
+    } finally {
+      await client.close();
+    }
   });
 
   it("never shows another organization's workflows, executions, error groups or lines, by uuid, name or search", async () => {
