@@ -15,6 +15,7 @@ import { registerCors } from './graphql/cors.js';
 import { DocumentCache } from './graphql/document-cache.js';
 import { registerGraphqlRoutes } from './graphql/graphql.route.js';
 import { JSON_TYPE, negotiate } from './graphql/media-type.js';
+import { publicContextFactory } from './graphql/public-context.js';
 import { keyAdmission } from './http/admit-key.js';
 import { answerClientError } from './http/client-error.js';
 import { limitBodyTime } from './http/connection-limits.js';
@@ -22,6 +23,7 @@ import { ConnectionRegistry } from './http/connection-registry.js';
 import { requestLoggerFactory } from './http/request-logger.js';
 import { registerIngestRoutes } from './ingest/ingest.route.js';
 import { recountRollups } from './ingest/recount.js';
+import { registerMcpRoute } from './mcp/index.js';
 import { registerMetrics } from './metrics/index.js';
 import { CredentialCache } from './modules/auth/credential-cache.js';
 import { KeyUsageRecorder } from './modules/auth/key-usage.js';
@@ -233,15 +235,16 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     config.limits,
     config.limits.documentCacheBytes,
   );
+  const contextFor = publicContextFactory(config, db, reads, options.now);
   registerGraphqlRoutes(server, {
     config,
-    db,
-    reads,
+    contextFor,
     documents,
     admit,
     now: options.now ?? Date.now,
     observe: metrics?.graphqlObserver('/graphql'),
   });
+  registerMcpRoute(server, { config, documents, admit, contextFor, now: options.now });
   registerAdminRoutes(server, {
     config,
     db,

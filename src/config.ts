@@ -243,6 +243,16 @@ function key32(variable: string, shownDefault: string, description: string): Set
   };
 }
 
+/** A switch spelled `on` or `off`. */
+function onOff(variable: string, fallback: 'on' | 'off', description: string): Setting<boolean> {
+  const setting = oneOf(variable, ['on', 'off'] as const, fallback, description);
+  return {
+    ...setting,
+    read: (env) => setting.read(env) === 'on',
+    accepts: (value) => typeof value === 'boolean',
+  };
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const SCHEMA_KINDS = ['hosted', 'extended'] as const satisfies readonly SchemaKind[];
 
@@ -475,6 +485,11 @@ export const SETTINGS = {
     SCHEMA_KINDS,
     'extended',
     "`hosted` serves the hosted platform's schema exactly (no insight queries, no `extensions.dataAsOf`); `extended` adds [the insight queries](insight.md)",
+  ),
+  mcp: onOff(
+    'WFAPI_MCP',
+    'on',
+    '`off` switches off `POST /mcp`, the [Model Context Protocol endpoint](mcp.md) for AI agents (404)',
   ),
   metrics: {
     token: optionalText(

@@ -1,10 +1,9 @@
 import { InvalidArgumentError } from 'commander';
-import { parseDuration } from '../modules/shared/duration.js';
-import { DAY, formatTime, HOUR, MINUTE, parseTime } from '../modules/shared/time.js';
+import { formatDuration, parseDuration } from '../modules/shared/duration.js';
+import { parseInstant } from '../modules/shared/instant.js';
+import { formatTime } from '../modules/shared/time.js';
 
-export { parseDuration };
-
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+export { formatDuration, parseDuration, parseInstant };
 
 /** A commander parser for a duration option (`--lag 5m`). */
 export function durationOption(text: string): number {
@@ -12,19 +11,6 @@ export function durationOption(text: string): number {
   if (ms === undefined)
     throw new InvalidArgumentError('Expected a duration such as 30s, 15m, 24h, 7d or 2w.');
   return ms;
-}
-
-/**
- * An instant given as a duration back from `now` (`30d`), `now`, a UTC date (`2026-03-01`) or an
- * RFC 3339 date-time with an offset (`2026-03-01T12:00:00Z`).
- */
-export function parseInstant(text: string, now: number = Date.now()): Date | undefined {
-  const trimmed = text.trim();
-  // Whole seconds, so that instants print without noise; `now` rounds up to include this second.
-  if (trimmed.toLowerCase() === 'now') return new Date(Math.ceil(now / 1000) * 1000);
-  const ago = parseDuration(trimmed);
-  if (ago !== undefined) return new Date(Math.floor((now - ago) / 1000) * 1000);
-  return parseTime(DATE_ONLY.test(trimmed) ? `${trimmed}T00:00:00Z` : trimmed);
 }
 
 /** A commander parser for `--since` and `--until`. */
@@ -42,16 +28,6 @@ export function instantOption(text: string): Date {
 export function formatInstant(time: string | Date): string {
   const date = typeof time === 'string' ? new Date(time) : time;
   return Number.isNaN(date.getTime()) ? String(time) : formatTime(date).replace('T', ' ');
-}
-
-/** A short human duration: `850ms`, `2.95s`, `4m 05s`, `2h`, `3d 04h`. */
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  if (ms < MINUTE) return `${Number((ms / 1000).toFixed(2))}s`;
-  const [unit, name, subunit, subname] =
-    ms < HOUR ? [MINUTE, 'm', 1000, 's'] : ms < DAY ? [HOUR, 'h', MINUTE, 'm'] : [DAY, 'd', HOUR, 'h'];
-  const rest = Math.floor((ms % unit) / subunit);
-  return `${Math.floor(ms / unit)}${name}${rest ? ` ${String(rest).padStart(2, '0')}${subname}` : ''}`;
 }
 
 /** How long something took, or `running` while it has no end. */

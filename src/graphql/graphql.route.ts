@@ -1,9 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
-import { createContext } from '../context.js';
-import { ConcurrencyShares } from '../db/concurrency-shares.js';
-import type { Database } from '../db/database.js';
-import type { ReadRouter } from '../db/replicas/read-router.js';
 import type { AdmitKey } from '../http/admit-key.js';
 import type { Principal } from '../modules/auth/authenticate.js';
 import { formatTime } from '../modules/shared/time.js';
@@ -11,13 +7,12 @@ import type { DocumentCache } from './document-cache.js';
 import { executeGraphqlRequest, type GraphqlOutcome } from './execute-request.js';
 import { GRAPHIQL_HEADERS, renderGraphiql } from './graphiql.js';
 import { registerGraphiqlAssets } from './graphiql-assets.js';
+import type { PublicContextFactory } from './public-context.js';
 
 export interface GraphqlRouteDeps {
   readonly config: Config;
-  /** The primary: authentication reads it (so a new or revoked key applies at once). */
-  readonly db: Database;
-  /** Where each request's reads go (a replica, or the primary). */
-  readonly reads: ReadRouter;
+  /** Each admitted request's context: where its reads go, under its organization's share. */
+  readonly contextFor: PublicContextFactory;
   readonly documents: DocumentCache;
   /** Authenticates and rate-limits a request's API key (see src/http/admit-key.ts). */
   readonly admit: AdmitKey;
@@ -28,10 +23,7 @@ export interface GraphqlRouteDeps {
 }
 
 export function registerGraphqlRoutes(app: FastifyInstance, deps: GraphqlRouteDeps): void {
-  const { config, documents, admit, reads } = deps;
-  const shares = new ConcurrencyShares(
-    config.limits.dbConcurrencyPerOrganization ?? (deps.db.kind === 'pglite' ? 1 : 2),
-  );
+  const { config, documents, admit, contextFor } = deps;
   // The last freshness answered: a key's credentials (and their dataAsOf, the same Date) are
   // reused for a second, as is a replica's measured state, so most requests answer the very
   // extensions the previous one made (frozen: every answer shares them).
@@ -51,11 +43,7 @@ export function registerGraphqlRoutes(app: FastifyInstance, deps: GraphqlRouteDe
       // Without a promise when admission answers at once (see AdmitKey).
       context: (signal) => {
         const principal = admit(request, reply);
-        const build = (admitted: Principal) => {
-          const read = reads.forRequest(signal);
-          const db = shares.forTenant(read.db, admitted.organizationId, signal);
-          return createContext(db, admitted, config.limits.maxAnswerBytes, read.completeUpTo, deps.now);
-        };
+        const build = (admitted: Principal) => contextFor(admitted, signal);
         return principal instanceof Promise ? principal.then(build) : build(principal);
       },
       observe: deps.observe,

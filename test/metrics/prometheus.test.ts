@@ -151,7 +151,7 @@ describe('a real Prometheus scraping /metrics', needsPrometheus, () => {
     assert.equal(up[0]!.value[1], '1');
   });
 
-  it("runs the example queries of docs/metrics.md", async () => {
+  it('runs the example queries of docs/metrics.md', async () => {
     const queries = readmeBlocks('promql').flatMap((block) =>
       block
         .split(/^#.*$/m)

@@ -31,3 +31,13 @@ export function durationText(seconds: number): string {
   }
   return parts.join('') || '0s';
 }
+
+/** A short human duration: `850ms`, `2.95s`, `4m 05s`, `2h`, `3d 04h`. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  if (ms < MINUTE) return `${Number((ms / 1000).toFixed(2))}s`;
+  const [unit, name, subunit, subname] =
+    ms < HOUR ? [MINUTE, 'm', 1000, 's'] : ms < DAY ? [HOUR, 'h', MINUTE, 'm'] : [DAY, 'd', HOUR, 'h'];
+  const rest = Math.floor((ms % unit) / subunit);
+  return `${Math.floor(ms / unit)}${name}${rest ? ` ${String(rest).padStart(2, '0')}${subname}` : ''}`;
+}

@@ -7,6 +7,8 @@ export interface BannerInput {
   readonly keyProblem: string | undefined;
   readonly adminToken: string;
   readonly ingestToken: string;
+  /** Whether `/mcp` is served (WFAPI_MCP is not `off`). */
+  readonly mcp?: boolean;
   readonly statePath: string;
   /** The demo's webhook rule, its receiver, and the command that lists its deliveries. */
   readonly alerts?: { readonly rule: string; readonly receiverUrl: string; readonly command: string };
@@ -25,12 +27,15 @@ export const BANNER_QUERY =
  */
 export function renderBanner(input: BannerInput): string {
   const body = JSON.stringify({ query: BANNER_QUERY });
+  const mcp: Array<[string, string]> =
+    input.mcp === false ? [] : [['MCP endpoint', `${input.url}/mcp  (for AI agents: docs/mcp.md)`]];
   const rows: Array<[string, string]> = [
     [
       'console',
       `${consoleLink(input.url, input.keyProblem ? undefined : input.apiKey)}  (open it in a browser)`,
     ],
     ['GraphQL endpoint', `${input.url}/graphql  (open it in a browser for GraphiQL)`],
+    ...mcp,
     ['organization', input.organization],
     ['API key', input.keyProblem ? `${input.apiKey}  (refused: ${input.keyProblem})` : input.apiKey],
     ['admin token', `${input.adminToken}  (POST /admin/graphql, Authorization: Bearer <token>)`],

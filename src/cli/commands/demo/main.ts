@@ -159,6 +159,7 @@ export async function demo(env: Readonly<Record<string, string | undefined>>, fl
         apiKey: state.apiKey,
         keyProblem,
         adminToken: config.adminToken ?? '',
+        mcp: config.mcp,
         ingestToken: config.ingestToken ?? '',
         statePath: statePath(config.dataDir),
         alerts: {
