@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { formatDuration, formatRate } from '../../src/console/web/time.js';
+import { formatCount, formatDuration, formatRate } from '../../src/console/web/time.js';
 import { requireEngine } from '../harness/engines.js';
 import { execution, ingest } from '../harness/fixtures.js';
 import {
@@ -60,23 +60,26 @@ describe('the web console in a real browser', needsChromium, () => {
     const view = page.locator('[data-view="overview"]');
     const from = (await view.getAttribute('data-from'))!;
     const to = (await view.getAttribute('data-to'))!;
-    const { workflowActivity, durationStats, errorGroups } = await world.api(
+    const { workflowActivity, durationStats, errorGroups, all, succeeded, failed } = await world.api(
       `query($from: Time, $to: Time) {
+        all: workflowExecutions(input: {from: $from, to: $to}) { count }
+        succeeded: workflowExecutions(input: {from: $from, to: $to, status: [SUCCESS]}) { count }
+        failed: workflowExecutions(input: {from: $from, to: $to, status: [FAILURE]}) { count }
         workflowActivity(input: {from: $from, to: $to}) { data { from successCount failureCount } }
         durationStats(input: {from: $from, to: $to}) { data { p50Ms p95Ms } }
         errorGroups(input: {from: $from, to: $to, page: {size: 100}}) { data { fingerprint occurrences } }
       }`,
       { from, to },
     );
-    const buckets = workflowActivity.data as Array<{ successCount: number; failureCount: number }>;
-    const success = buckets.reduce((s, b) => s + b.successCount, 0);
-    const failure = buckets.reduce((s, b) => s + b.failureCount, 0);
-    assert.ok(success > 0 && failure > 0, 'the simulated day has both outcomes');
+    const buckets = workflowActivity.data as Array<{ from: string; successCount: number; failureCount: number }>;
+    assert.ok(succeeded.count > 0 && failed.count > 0, 'the simulated day has both outcomes');
+    assert.ok(Date.parse(buckets[0]!.from) < Date.parse(from), 'the first bucket starts before the window');
+    // The figures are the API's counts for exactly the stated window, not the buckets' sums.
     const figure = (name: string) => page.locator(`[data-figure="${name}"]`).innerText();
-    assert.equal(await figure('executions'), String(success + failure));
-    assert.equal(await figure('success'), String(success));
-    assert.equal(await figure('failure'), String(failure));
-    assert.equal(await figure('failure-rate'), formatRate(failure, success + failure));
+    assert.equal(await figure('executions'), formatCount(all.count));
+    assert.equal(await figure('success'), formatCount(succeeded.count));
+    assert.equal(await figure('failure'), formatCount(failed.count));
+    assert.equal(await figure('failure-rate'), formatRate(failed.count, succeeded.count + failed.count));
     assert.equal(await figure('p50'), formatDuration(durationStats.data.p50Ms));
     assert.equal(await figure('p95'), formatDuration(durationStats.data.p95Ms));
     // The chart's figures, bucket by bucket.
@@ -85,20 +88,23 @@ describe('the web console in a real browser', needsChromium, () => {
       await outcomes.locator('td[data-series="failure"]').allTextContents(),
       buckets.map((b) => String(b.failureCount)),
     );
-    // Failing workflows: each row's failures are the workflow's own count since the window's start.
+    // Failing workflows: each row's failures and runs are the workflow's own over the window.
     const rows = page.locator('[data-section="failing"] tr[data-workflow]');
     assert.ok((await rows.count()) > 0);
+    let previous = Number.POSITIVE_INFINITY;
     for (const row of await rows.all()) {
       const uuid = (await row.getAttribute('data-workflow'))!;
-      const { workflow } = await world.api(
-        'query($uuid: String!, $from: Time!) { workflow(input: {uuid: $uuid, from: $from}) { data { executionCount executionCountByStatus { failure } } } }',
-        { uuid, from },
+      const answer = await world.api(
+        `query($uuid: String, $from: Time, $to: Time) {
+          runs: workflowExecutions(input: {workflowUuid: $uuid, from: $from, to: $to}) { count }
+          failures: workflowExecutions(input: {workflowUuid: $uuid, from: $from, to: $to, status: [FAILURE]}) { count }
+        }`,
+        { uuid, from, to },
       );
-      assert.equal(
-        await row.locator('[data-cell="failure"]').innerText(),
-        String(workflow.data.executionCountByStatus.failure),
-      );
-      assert.equal(await row.locator('[data-cell="runs"]').innerText(), String(workflow.data.executionCount));
+      assert.equal(await row.locator('[data-cell="failure"]').innerText(), formatCount(answer.failures.count));
+      assert.equal(await row.locator('[data-cell="runs"]').innerText(), formatCount(answer.runs.count));
+      assert.ok(answer.failures.count <= previous, 'the workflows failing most come first');
+      previous = answer.failures.count;
     }
     const occurrences = new Map(
       (errorGroups.data as Array<{ fingerprint: string; occurrences: number }>).map((g) => [
@@ -110,12 +116,60 @@ describe('the web console in a real browser', needsChromium, () => {
       const fingerprint = (await row.getAttribute('data-fingerprint'))!;
       assert.equal(
         await row.locator('[data-cell="occurrences"]').innerText(),
-        String(occurrences.get(fingerprint)),
+        formatCount(occurrences.get(fingerprint)),
       );
     }
     // Times show in the viewer's zone, with UTC on hover.
     const freshness = page.locator('[data-freshness] time');
     assert.match((await freshness.getAttribute('title'))!, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)? UTC$/);
+    noProblems(tab);
+  });
+
+  it('keeps the window from view to view, back from an execution too, and serves back and forward from what was just loaded', async (t) => {
+    const tab = await signedIn(t, '/?window=7d');
+    const { page } = tab;
+    await complete(page, 'overview');
+    await page.locator('[data-section="failing"] tr[data-workflow] td:first-child a').first().click();
+    await page.waitForURL((url) => url.searchParams.get('view') === 'workflow');
+    assert.equal(new URL(page.url()).searchParams.get('window'), '7d');
+    await complete(page, 'workflow');
+    const uuid = new URL(page.url()).searchParams.get('uuid')!;
+    const executions = page.locator('[data-executions-from]');
+    const from = (await executions.getAttribute('data-executions-from'))!;
+    const to = (await executions.getAttribute('data-executions-to'))!;
+    assert.ok(Date.parse(to) - Date.parse(from) === 7 * 86_400_000, 'the table is over the 7 d window');
+    const { workflowExecutions } = await world.api(
+      'query($uuid: String, $from: Time, $to: Time) { workflowExecutions(input: {workflowUuid: $uuid, from: $from, to: $to, page: {size: 20}}) { count data { uuid } } }',
+      { uuid, from, to },
+    );
+    assert.match(
+      await page.locator('[data-section="executions"] [data-pager]').innerText(),
+      new RegExp(`· ${formatCount(workflowExecutions.count)} executions`),
+    );
+    assert.equal(
+      await page.locator('[data-figure="executions"]').innerText(),
+      formatCount(workflowExecutions.count),
+      'the headline and the table agree',
+    );
+    await page.locator('tr[data-execution] a').first().click();
+    await complete(page, 'execution');
+    await page.locator('.view-head a.crumb').click();
+    await page.waitForURL((url) => url.searchParams.get('view') === 'workflow');
+    assert.equal(new URL(page.url()).searchParams.get('window'), '7d', 'the breadcrumb keeps the window');
+    await complete(page, 'workflow');
+    await page.locator('nav[aria-label="Views"] a:has-text("Errors")').click();
+    await page.waitForURL((url) => url.searchParams.get('view') === 'errors');
+    assert.equal(new URL(page.url()).searchParams.get('window'), '7d');
+    await complete(page, 'errors');
+    // Back and forward show what was just loaded without asking again.
+    const asked = tab.posts.length;
+    await page.goBack();
+    await complete(page, 'workflow');
+    await page.goBack();
+    await complete(page, 'execution');
+    await page.goForward();
+    await complete(page, 'workflow');
+    assert.equal(tab.posts.length, asked, 'back and forward asked nothing');
     noProblems(tab);
   });
 
@@ -135,15 +189,16 @@ describe('the web console in a real browser', needsChromium, () => {
     const first = await names();
     assert.deepEqual(first, await apiNames({ page: { size: 4 } }));
     assert.match(await page.locator('[data-pager]').innerText(), /page 1 of 2 · 6 workflows/);
-    // Runs over the last 24 h equal the API's count for that workflow since the same instant.
-    const since = (await page.locator('[data-view="workflows"]').getAttribute('data-since'))!;
+    // Runs over the last 24 h equal the API's count for that workflow over the same window.
+    const view = page.locator('[data-view="workflows"]');
+    const [from, to] = [await view.getAttribute('data-from'), await view.getAttribute('data-to')];
     const row = page.locator('tr[data-workflow]').first();
     const uuid = (await row.getAttribute('data-workflow'))!;
-    const { workflow } = await world.api(
-      'query($uuid: String!, $from: Time!) { workflow(input: {uuid: $uuid, from: $from}) { data { executionCount } } }',
-      { uuid, from: since },
+    const { workflowExecutions } = await world.api(
+      'query($uuid: String, $from: Time, $to: Time) { workflowExecutions(input: {workflowUuid: $uuid, from: $from, to: $to}) { count } }',
+      { uuid, from, to },
     );
-    assert.equal(await row.locator('[data-cell="runs"]').innerText(), String(workflow.data.executionCount));
+    assert.equal(await row.locator('[data-cell="runs"]').innerText(), formatCount(workflowExecutions.count));
 
     await page.click('a[rel="next"], .pager a:has-text("Next")');
     await page.waitForURL(/page=1/);
@@ -188,20 +243,20 @@ describe('the web console in a real browser', needsChromium, () => {
     const to = (await page.locator('[data-view="workflow"]').getAttribute('data-to'))!;
     const answer = await world.api(
       `query($uuid: String!, $from: Time!, $to: Time) {
-        workflow(input: {uuid: $uuid, from: $from}) { data { executionCount executionCountByStatus { failure } } }
+        all: workflowExecutions(input: {workflowUuid: $uuid, from: $from, to: $to}) { count }
+        failed: workflowExecutions(input: {workflowUuid: $uuid, from: $from, to: $to, status: [FAILURE]}) { count }
         durationStats(input: {workflowUUID: $uuid, from: $from, to: $to}) { data { count p50Ms } }
         workflowDeployments(input: {workflowUUID: $uuid, page: {size: 20}}) { data { uuid executionCountByStatus { success failure } } }
-        workflowExecutions(input: {workflowUuid: $uuid, status: [FAILURE], page: {size: 5}}) { count data { uuid } }
+        workflowExecutions(input: {workflowUuid: $uuid, status: [FAILURE], from: $from, to: $to, page: {size: 5}}) { count data { uuid } }
       }`,
       { uuid, from, to },
     );
-    assert.equal(
-      await page.locator('[data-figure="executions"]').innerText(),
-      String(answer.workflow.data.executionCount),
-    );
-    assert.equal(
-      await page.locator('[data-figure="failure"]').innerText(),
-      String(answer.workflow.data.executionCountByStatus.failure),
+    assert.equal(await page.locator('[data-figure="executions"]').innerText(), formatCount(answer.all.count));
+    assert.equal(await page.locator('[data-figure="failure"]').innerText(), formatCount(answer.failed.count));
+    // The executions table honours the window: its count is the window's failures.
+    assert.match(
+      await page.locator('[data-section="executions"] [data-pager]').innerText(),
+      new RegExp(`· ${formatCount(answer.workflowExecutions.count)} executions`),
     );
     assert.equal(
       await page.locator('[data-figure="duration-count"]').innerText(),
@@ -398,7 +453,8 @@ describe('the web console in a real browser', needsChromium, () => {
       ]);
     };
     const view = page.locator('[data-view="overview"]');
-    const shown = async () => Number(await page.locator('[data-figure="executions"]').innerText());
+    const shown = async () =>
+      Number((await page.locator('[data-figure="executions"]').innerText()).replace(/,/g, ''));
     // The view's window ends at its clock's now, which this test moves on by more than a minute:
     // executions of the simulated day leave the window's start as new ones arrive. So each refresh
     // is checked against what the API answers for the window the view names, and that window
@@ -421,13 +477,11 @@ describe('the web console in a real browser', needsChromium, () => {
       }
       const from = (await view.getAttribute('data-from'))!;
       const to = (await view.getAttribute('data-to'))!;
-      const { workflowActivity } = await world.api(
-        `query($from: Time, $to: Time) {
-          workflowActivity(input: {from: $from, to: $to}) { data { successCount failureCount } } }`,
+      const { workflowExecutions } = await world.api(
+        'query($from: Time, $to: Time) { workflowExecutions(input: {from: $from, to: $to}) { count } }',
         { from, to },
       );
-      const buckets = workflowActivity.data as Array<{ successCount: number; failureCount: number }>;
-      const answered = buckets.reduce((sum, b) => sum + b.successCount + b.failureCount, 0);
+      const answered = workflowExecutions.count as number;
       for (const startedAt of arrivals) {
         assert.ok(
           Date.parse(from) <= startedAt && startedAt <= Date.parse(to),

@@ -4,7 +4,7 @@ import { forgetKey, storedKey, storeKey, takeKeyFromFragment } from './key-store
 import { Link, Time } from './parts/basics.js';
 import { href, useRoute, type ViewName } from './route.js';
 import { type Session, SessionContext } from './session.js';
-import { formatAge } from './time.js';
+import { formatAge, keepWindow } from './time.js';
 import { ErrorsView } from './views/errors.js';
 import { ExecutionView } from './views/execution.js';
 import { OverviewView } from './views/overview.js';
@@ -140,7 +140,11 @@ function SignedIn({ apiKey, onRefused }: { apiKey: string; onRefused: (message: 
         <span class="brand">wfapi</span>
         <nav aria-label="Views">
           {NAV.map(([view, label]) => (
-            <Link key={view} href={href(view)} aria-current={current === view ? 'page' : undefined}>
+            <Link
+              key={view}
+              href={href(view, keepWindow(route.params))}
+              aria-current={current === view ? 'page' : undefined}
+            >
               {label}
             </Link>
           ))}

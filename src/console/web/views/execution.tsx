@@ -4,7 +4,7 @@ import { ErrorNote, Link, Section, Status, Time, toneOf } from '../parts/basics.
 import { SearchBox } from '../parts/search-box.js';
 import { href, navigate } from '../route.js';
 import { useLoad } from '../session.js';
-import { formatDuration, formatUtc } from '../time.js';
+import { formatDuration, formatUtc, keepWindow } from '../time.js';
 
 /**
  * The error groups this execution belongs to: the groups of its workflow at its start instant,
@@ -49,7 +49,7 @@ export function ExecutionView({ params }: { params: URLSearchParams }) {
     return { execution: execution.data, events: events.data ?? [], logs: logs.data ?? [], groups };
   });
   const set = (change: Record<string, string>) =>
-    navigate(href('execution', { uuid, node, q: text, ...change }), { replace: true });
+    navigate(href('execution', { uuid, node, q: text, ...keepWindow(params), ...change }), { replace: true });
   const e = data?.execution;
   return (
     <div data-view="execution" data-complete={data ? 'true' : undefined}>
@@ -57,7 +57,7 @@ export function ExecutionView({ params }: { params: URLSearchParams }) {
         <h1>
           {e ? (
             <>
-              <Link href={href('workflow', { uuid: e.workflowUUID })} class="crumb">
+              <Link href={href('workflow', { uuid: e.workflowUUID, ...keepWindow(params) })} class="crumb">
                 {e.workflowName}
               </Link>{' '}
               / execution {e.id}
