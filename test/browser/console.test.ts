@@ -71,7 +71,11 @@ describe('the web console in a real browser', needsChromium, () => {
       }`,
       { from, to },
     );
-    const buckets = workflowActivity.data as Array<{ from: string; successCount: number; failureCount: number }>;
+    const buckets = workflowActivity.data as Array<{
+      from: string;
+      successCount: number;
+      failureCount: number;
+    }>;
     assert.ok(succeeded.count > 0 && failed.count > 0, 'the simulated day has both outcomes');
     assert.ok(Date.parse(buckets[0]!.from) < Date.parse(from), 'the first bucket starts before the window');
     // The figures are the API's counts for exactly the stated window, not the buckets' sums.
@@ -101,7 +105,10 @@ describe('the web console in a real browser', needsChromium, () => {
         }`,
         { uuid, from, to },
       );
-      assert.equal(await row.locator('[data-cell="failure"]').innerText(), formatCount(answer.failures.count));
+      assert.equal(
+        await row.locator('[data-cell="failure"]').innerText(),
+        formatCount(answer.failures.count),
+      );
       assert.equal(await row.locator('[data-cell="runs"]').innerText(), formatCount(answer.runs.count));
       assert.ok(answer.failures.count <= previous, 'the workflows failing most come first');
       previous = answer.failures.count;
