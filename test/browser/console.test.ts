@@ -356,48 +356,98 @@ describe('the web console in a real browser', needsChromium, () => {
     noProblems(tab);
   });
 
-  it('lists the error groups of the window with their counts and links each to the executions that had it', async (t) => {
+  it('lists the error groups of the window with their counts, and opens a chosen group under its row with its pattern, sample, sightings and its executions paged with their workflow', async (t) => {
     const tab = await signedIn(t, '/?view=errors&window=7d');
     const { page } = tab;
     await complete(page, 'errors');
     const from = (await page.locator('[data-view="errors"]').getAttribute('data-from'))!;
     const to = (await page.locator('[data-view="errors"]').getAttribute('data-to'))!;
     const { errorGroups } = await world.api(
-      'query($from: Time, $to: Time) { errorGroups(input: {from: $from, to: $to, page: {size: 20}}) { count data { fingerprint occurrences executionCount } } }',
+      'query($from: Time, $to: Time) { errorGroups(input: {from: $from, to: $to, page: {size: 20}}) { count data { fingerprint pattern sampleMessage occurrences executionCount } } }',
       { from, to },
     );
     const groups = errorGroups.data as Array<{
       fingerprint: string;
+      pattern: string;
+      sampleMessage: string;
       occurrences: number;
       executionCount: number;
     }>;
-    assert.ok(groups.length > 0);
+    assert.ok(groups.length > 1);
     assert.deepEqual(
       await page.locator('table[data-table="error-groups"] [data-cell="occurrences"]').allTextContents(),
-      groups.map((g) => String(g.occurrences)),
+      groups.map((g) => formatCount(g.occurrences)),
     );
-    await page.locator('tr[data-fingerprint] td.pattern a').first().click();
-    await page.waitForURL(new RegExp(`fp=${groups[0]!.fingerprint}`));
+    assert.equal(await page.locator('[data-scope]').getAttribute('data-scope'), 'all');
+    // The group with most executions among the lower half of the list: its detail opens under it.
+    const low = groups
+      .slice(Math.floor(groups.length / 2))
+      .reduce((a, b) => (b.executionCount > a.executionCount ? b : a));
+    await page.locator(`tr[data-fingerprint="${low.fingerprint}"] td.pattern a`).click();
+    await page.waitForURL(new RegExp(`fp=${low.fingerprint}`));
     await page.waitForSelector('[data-group-count]');
-    const { workflowExecutions } = await world.api(
-      'query($fp: String, $from: Time, $to: Time) { workflowExecutions(input: {errorFingerprint: $fp, from: $from, to: $to, page: {size: 20}}) { count data { uuid } } }',
-      { fp: groups[0]!.fingerprint, from, to },
+    const detail = page.locator('[data-section="group-detail"]');
+    assert.equal(
+      await page
+        .locator(`tr[data-fingerprint="${low.fingerprint}"] + tr.detail-row [data-section="group-detail"]`)
+        .count(),
+      1,
+      'the detail is the row right under the chosen group',
     );
+    assert.ok(await detail.locator('h2').isVisible());
+    const box = (await detail.locator('h2').boundingBox())!;
+    assert.ok(box.y >= 0 && box.y < 900, `the detail is scrolled into view (at ${box.y})`);
+    assert.equal(await detail.locator('h2').innerText(), low.pattern);
+    assert.equal(await detail.locator('[data-figure="sample"]').innerText(), low.sampleMessage);
+    assert.equal(
+      await detail.locator('[data-figure="occurrences"]').innerText(),
+      formatCount(low.occurrences),
+    );
+    const executions = async (number: number) =>
+      (
+        await world.api(
+          'query($fp: String, $from: Time, $to: Time, $n: Int) { workflowExecutions(input: {errorFingerprint: $fp, from: $from, to: $to, page: {number: $n, size: 10}}) { count data { uuid workflowName } } }',
+          { fp: low.fingerprint, from, to, n: number },
+        )
+      ).workflowExecutions;
+    const first = await executions(0);
+    assert.equal(first.count, low.executionCount);
     assert.equal(
       await page.locator('[data-group-count]').getAttribute('data-group-count'),
-      String(workflowExecutions.count),
+      String(first.count),
     );
-    const linked = await page
-      .locator('[data-section="group-executions"] tr[data-execution]')
-      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-execution')));
+    const linked = () =>
+      detail
+        .locator('tr[data-execution]')
+        .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-execution')));
     assert.deepEqual(
-      linked,
-      workflowExecutions.data.map((e: { uuid: string }) => e.uuid),
+      await linked(),
+      first.data.map((e: { uuid: string }) => e.uuid),
     );
-    await page.locator('[data-section="group-executions"] tr[data-execution] a').first().click();
+    assert.deepEqual(
+      await detail.locator('tr[data-execution] td:nth-child(2)').allTextContents(),
+      first.data.map((e: { workflowName: string }) => e.workflowName),
+      'each execution shows its workflow',
+    );
+    if (first.count > 10) {
+      await detail.locator('.pager a:has-text("Next")').click();
+      await page.waitForURL(/gpage=1/);
+      const second = await executions(1);
+      await page.waitForFunction(
+        (uuid) =>
+          document.querySelector(`[data-section="group-detail"] tr[data-execution="${uuid}"]`) !== null,
+        second.data[0].uuid,
+      );
+      assert.deepEqual(
+        await linked(),
+        second.data.map((e: { uuid: string }) => e.uuid),
+      );
+    }
+    await detail.locator('tr[data-execution] a').first().click();
     await complete(page, 'execution');
     await page.goBack();
     await complete(page, 'errors');
+    await page.waitForSelector('[data-section="group-detail"]');
     noProblems(tab);
   });
 

@@ -345,6 +345,8 @@ export function WorkflowView({ params }: { params: URLSearchParams }) {
 
 type ExecutionRow = {
   uuid: string;
+  workflowUUID?: string;
+  workflowName?: string;
   id: string;
   status: string;
   startedAt: string;
@@ -371,6 +373,7 @@ export function ExecutionTable({
         <thead>
           <tr>
             <th scope="col">execution</th>
+            {withWorkflow && <th scope="col">workflow</th>}
             <th scope="col">status</th>
             <th scope="col">started</th>
             <th scope="col" class="num">
@@ -388,6 +391,15 @@ export function ExecutionTable({
               <td class="mono">
                 <Link href={href('execution', { uuid: e.uuid, ...keep })}>{e.id}</Link>
               </td>
+              {withWorkflow && (
+                <td>
+                  {e.workflowUUID ? (
+                    <Link href={href('workflow', { uuid: e.workflowUUID, ...keep })}>{e.workflowName}</Link>
+                  ) : (
+                    e.workflowName
+                  )}
+                </td>
+              )}
               <td>
                 <Status value={e.status} />
               </td>
