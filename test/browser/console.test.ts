@@ -310,6 +310,51 @@ describe('the web console in a real browser', needsChromium, () => {
     const tab = await signedIn(t, `/?view=execution&uuid=${uuid}`);
     const { page } = tab;
     await complete(page, 'execution');
+    // The Gantt chart has a time axis, and its bars are reached by keyboard with their details.
+    assert.equal(await page.locator('[data-tick]').count(), 5);
+    await page.locator('.gantt-bar').first().focus();
+    const firstEvent = (await page.locator('li[data-event]').first().getAttribute('data-event'))!;
+    assert.match(await page.locator('[data-gantt-detail]').innerText(), new RegExp(firstEvent));
+    await page.keyboard.press('Tab');
+    assert.equal(await page.locator('.gantt-bar[aria-pressed="true"]').count(), 1);
+    const failedBar = page.locator('li[data-failed="true"] .gantt-bar').first();
+    if ((await failedBar.count()) > 0) {
+      await failedBar.click();
+      assert.match(await page.locator('[data-gantt-detail]').innerText(), /error:|FAIL/);
+    }
+    // The deployment it ran on and the workflow's runs before and after it, as the API has them.
+    const { workflowExecution } = await world.api(
+      'query($uuid: String!) { workflowExecution(input: {uuid: $uuid}) { data { workflowUUID startedAt } } }',
+      { uuid },
+    );
+    const around = await world.api(
+      `query($w: String!, $at: Time!) {
+        workflowDeployments(input: {workflowUUID: $w, to: $at, orderBy: {field: DEPLOYED_AT, order: DESC}, page: {size: 1}}) { data { uuid } }
+        before: workflowExecutions(input: {workflowUuid: $w, to: $at, page: {size: 3}}) { data { uuid startedAt } }
+        after: workflowExecutions(input: {workflowUuid: $w, from: $at, orderBy: {field: STARTED_AT, order: ASC}, page: {size: 3}}) { data { uuid startedAt } }
+      }`,
+      { w: workflowExecution.data.workflowUUID, at: workflowExecution.data.startedAt },
+    );
+    const deployment = around.workflowDeployments.data[0];
+    if (deployment)
+      assert.match(await page.locator('[data-figure="deployment"]').innerText(), new RegExp(deployment.uuid));
+    const at = Date.parse(workflowExecution.data.startedAt);
+    const previous = (around.before.data as Array<{ uuid: string; startedAt: string }>).find(
+      (e) => e.uuid !== uuid && Date.parse(e.startedAt) < at,
+    );
+    if (previous) {
+      const link = (await page.locator('[data-neighbour="previous"]').getAttribute('href'))!;
+      assert.equal(new URL(link, world.server.url).searchParams.get('uuid'), previous.uuid);
+    }
+    const next = (around.after.data as Array<{ uuid: string; startedAt: string }>).find(
+      (e) => e.uuid !== uuid && Date.parse(e.startedAt) > at,
+    );
+    if (next) {
+      const link = (await page.locator('[data-neighbour="next"]').getAttribute('href'))!;
+      assert.equal(new URL(link, world.server.url).searchParams.get('uuid'), next.uuid);
+    }
+    assert.ok(previous || next, 'the workflow has other runs');
+    assert.equal(await page.locator(`[data-copy="${uuid}"]`).count(), 1, 'the uuid has a copy button');
     assert.equal(await page.locator('li[data-error]').count(), failed.errors!.length);
     const events = workflowExecutionEvents.data as Array<{
       capabilityID: string;

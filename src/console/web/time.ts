@@ -125,3 +125,11 @@ const counts = new Intl.NumberFormat(undefined);
 export function formatCount(value: number | null | undefined): string {
   return value === null || value === undefined ? '–' : counts.format(value);
 }
+
+/** How long ago or how far ahead, in words: "3 h ago", "in 2 min". */
+export function formatAgo(iso: string, now = Date.now()): string {
+  const at = Date.parse(iso);
+  if (Number.isNaN(at)) return iso;
+  const age = formatAge(new Date(Math.min(at, 2 * now - at)).toISOString(), now);
+  return at <= now ? `${age} ago` : `in ${age}`;
+}
