@@ -89,8 +89,8 @@ describe('the web console in a real browser', needsChromium, () => {
     // The chart's figures, bucket by bucket.
     const outcomes = page.locator('[data-section="outcomes"]');
     assert.deepEqual(
-      await outcomes.locator('td[data-series="failure"]').allTextContents(),
-      buckets.map((b) => String(b.failureCount)),
+      await outcomes.locator('table').first().locator('td[data-series="failure"]').allTextContents(),
+      buckets.map((b) => formatCount(b.failureCount)),
     );
     // Failing workflows: each row's failures and runs are the workflow's own over the window.
     const rows = page.locator('[data-section="failing"] tr[data-workflow]');
@@ -631,6 +631,88 @@ describe('the web console in a real browser', needsChromium, () => {
     assert.ok(resumed !== undefined, 'a resumed view asks again');
     assert.ok(resumed - resumedAt <= 17_500, `a resumed view asked again after ${resumed - resumedAt} ms`);
     await refreshedPast(refreshedTo);
+    noProblems(tab);
+  });
+
+  it('finds an incident planted five hours ago through the chart: values on hover and focus, the bucket in progress marked, a dragged range as the window, then its error group', async (t) => {
+    const { workflows } = await world.api('{ workflows(input: {page: {size: 1}}) { data { uuid } } }');
+    const hour = 3_600_000;
+    const at = Math.floor((Date.now() - 5 * hour) / hour) * hour + 10 * 60_000;
+    const message = 'incident 4711: upstream oracle refused the report';
+    await ingest(
+      world.database.db,
+      Array.from({ length: 40 }, (_, i) =>
+        execution(world.tenant.organizationId, workflows.data[0].uuid, {
+          status: 'FAILURE',
+          startedAt: new Date(at + i * 60_000).toISOString(),
+          finishedAt: new Date(at + i * 60_000 + 5_000).toISOString(),
+          errors: [{ error: message, count: 1 }],
+        }),
+      ),
+    );
+    const tab = await signedIn(t, '/?window=24h');
+    const { page } = tab;
+    await complete(page, 'overview');
+    const failures = page.locator('[data-section="outcomes"] .chart-canvas').nth(1);
+    // The tallest failure bar is the incident's hour: hovering it reads its values.
+    const bars = failures.locator('g[data-bucket] rect');
+    const heights = await bars.evaluateAll((rects) => rects.map((r) => Number(r.getAttribute('height'))));
+    const tallest = bars.nth(heights.indexOf(Math.max(...heights)));
+    const box = (await tallest.boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    const readout = page.locator('[data-section="outcomes"] [data-readout]').nth(1);
+    assert.match(await readout.innerText(), /failure (\d+)/);
+    assert.ok(
+      Number(/failure (\d+)/.exec(await readout.innerText())![1]) >= 40,
+      'the incident hour stands out',
+    );
+    // Keyboard: the chart is one Tab stop; End reaches the bucket in progress, marked partial.
+    await failures.focus();
+    await page.keyboard.press('End');
+    assert.match(await readout.innerText(), /in progress, partial/);
+    assert.equal(await failures.locator('g[data-bucket][data-partial="true"]').count(), 1);
+    // Bars fill their bucket: the incident bar is nearly as wide as the plot divided by the buckets.
+    const plot = (await failures.boundingBox())!;
+    const buckets = await failures.locator('g[data-bucket]').count();
+    assert.ok(
+      box.width >= ((plot.width - 60) / buckets) * 0.8,
+      `a bar ${box.width}px wide of ${buckets} buckets`,
+    );
+    // Dragging across the incident's hour makes that range the window.
+    await page.mouse.move(box.x + 2, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 3 });
+    await page.mouse.move(box.x + box.width - 2, box.y + box.height / 2, { steps: 3 });
+    await page.mouse.up();
+    await page.waitForURL((url) => url.searchParams.has('from') && url.searchParams.has('to'));
+    await page.waitForFunction(() => {
+      const view = document.querySelector('[data-view="overview"]');
+      return (
+        view?.getAttribute('data-complete') === 'true' &&
+        Date.parse(new URL(location.href).searchParams.get('from') ?? '') ===
+          Date.parse(view.getAttribute('data-from') ?? '')
+      );
+    });
+    const url = new URL(page.url());
+    const from = url.searchParams.get('from')!;
+    const to = url.searchParams.get('to')!;
+    assert.ok(Date.parse(from) <= at && at + 39 * 60_000 <= Date.parse(to), 'the range holds the incident');
+    assert.ok(Date.parse(to) - Date.parse(from) <= hour, 'the range is the hour dragged across');
+    const { failed } = await world.api(
+      'query($from: Time, $to: Time) { failed: workflowExecutions(input: {from: $from, to: $to, status: [FAILURE]}) { count } }',
+      { from, to },
+    );
+    assert.ok(failed.count >= 40);
+    assert.equal(await page.locator('[data-figure="failure"]').innerText(), formatCount(failed.count));
+    // The errors view over the same range names the incident's group first.
+    await page.locator('nav[aria-label="Views"] a:has-text("Errors")').click();
+    await complete(page, 'errors');
+    assert.equal(new URL(page.url()).searchParams.get('from'), from);
+    const first = page.locator('tr[data-fingerprint]').first();
+    assert.match(await first.locator('td.pattern a').innerText(), /^incident/);
+    await first.locator('td.pattern a').click();
+    await page.waitForSelector('[data-group-count]');
+    assert.ok(Number(await page.locator('[data-group-count]').getAttribute('data-group-count')) >= 40);
     noProblems(tab);
   });
 

@@ -133,3 +133,8 @@ export function formatAgo(iso: string, now = Date.now()): string {
   const age = formatAge(new Date(Math.min(at, 2 * now - at)).toISOString(), now);
   return at <= now ? `${age} ago` : `in ${age}`;
 }
+
+/** An instant no later than now (a chosen range may end in the bucket still filling). */
+export function clampToNow(iso: string, now = Date.now()): string {
+  return Date.parse(iso) > now ? new Date(now).toISOString() : iso;
+}

@@ -4,9 +4,9 @@ import { windowCounts } from '../counts.js';
 import { ErrorNote, Figure, Link, Section, Sparkline, Time } from '../parts/basics.js';
 import { Chart, FAILURE_COLOR, P50_COLOR, P95_COLOR, SUCCESS_COLOR } from '../parts/chart.js';
 import { WindowPicker } from '../parts/window-picker.js';
-import { href } from '../route.js';
+import { href, navigate } from '../route.js';
 import { useLoad } from '../session.js';
-import { formatCount, formatDuration, formatRate, viewWindow } from '../time.js';
+import { clampToNow, formatCount, formatDuration, formatRate, viewWindow } from '../time.js';
 
 const TOP = 5;
 /** Failures listed per aliased page, and pages per request (the server's default alias limit is 30). */
@@ -167,9 +167,15 @@ export function OverviewView({ params }: { params: URLSearchParams }) {
   });
   const charts = useMemo(() => {
     if (!data) return undefined;
-    const x = data.buckets.map((b) => b.from);
     return {
-      x,
+      failures: [
+        {
+          label: 'failure',
+          values: data.buckets.map((b) => b.failureCount),
+          color: FAILURE_COLOR,
+          kind: 'bars',
+        },
+      ] as const,
       outcomes: [
         {
           label: 'success',
@@ -207,6 +213,8 @@ export function OverviewView({ params }: { params: URLSearchParams }) {
     .slice(0, TOP);
   const kept = window.params;
   const figures = data?.figures;
+  const select = (range: { from: string; to: string }) =>
+    navigate(href('overview', { from: range.from, to: clampToNow(range.to) }));
   return (
     <div
       data-view="overview"
@@ -239,10 +247,23 @@ export function OverviewView({ params }: { params: URLSearchParams }) {
           </div>
           <Section title="Success and failure" id="outcomes">
             <Chart
-              label={`Successful and failed executions per bucket over the window`}
-              x={charts.x}
+              label="Successful and failed executions per bucket"
+              buckets={data.buckets}
               series={charts.outcomes}
               stacked
+              window={data}
+              asOf={data.to}
+              onSelect={select}
+            />
+            <h3 class="chart-title">Failures on their own scale</h3>
+            <Chart
+              label="Failed executions per bucket"
+              buckets={data.buckets}
+              series={charts.failures}
+              height={110}
+              window={data}
+              asOf={data.to}
+              onSelect={select}
             />
           </Section>
           <div class="columns">
@@ -338,10 +359,13 @@ export function OverviewView({ params }: { params: URLSearchParams }) {
           {!data.insightError && (
             <Section title="Duration p50 and p95" id="durations">
               <Chart
-                label="Median and 95th percentile duration per bucket over the window"
-                x={charts.x}
+                label="Median and 95th percentile duration per bucket"
+                buckets={data.buckets}
                 series={charts.durations}
                 format={formatDuration}
+                window={data}
+                asOf={data.to}
+                onSelect={select}
               />
             </Section>
           )}

@@ -6,7 +6,7 @@ import { SearchBox } from '../parts/search-box.js';
 import { WindowPicker } from '../parts/window-picker.js';
 import { href, intParam, navigate } from '../route.js';
 import { useLoad } from '../session.js';
-import { formatCount, formatDuration, formatRate, viewWindow } from '../time.js';
+import { clampToNow, formatCount, formatDuration, formatRate, viewWindow } from '../time.js';
 
 const STATUSES: readonly WorkflowExecutionStatus[] = [
   'SUCCESS',
@@ -124,7 +124,14 @@ export function WorkflowView({ params }: { params: URLSearchParams }) {
   const chart = useMemo(
     () =>
       data && {
-        x: data.activity.map((b) => b.from),
+        failures: [
+          {
+            label: 'failure',
+            values: data.activity.map((b) => b.failureCount),
+            color: FAILURE_COLOR,
+            kind: 'bars',
+          },
+        ] as const,
         series: [
           {
             label: 'success',
@@ -147,6 +154,20 @@ export function WorkflowView({ params }: { params: URLSearchParams }) {
     navigate(withParams(params, { status: next.join(','), page: undefined }));
   };
   const counts = data?.counts;
+  const select = (range: { from: string; to: string }) =>
+    navigate(
+      withParams(params, { window: undefined, from: range.from, to: clampToNow(range.to), page: undefined }),
+    );
+  // Deployments already read are drawn as markers (the verdicts of contract section 7 will add to them).
+  const markers = useMemo(
+    () =>
+      data?.deployments.data.map((d) => ({
+        at: d.deployedAt,
+        label: `deployment ${d.status} ${d.deployedAt}`,
+        tone: d.status === 'FAILED' ? ('bad' as const) : undefined,
+      })),
+    [data],
+  );
   const kept = window.params;
   return (
     <div
@@ -193,9 +214,24 @@ export function WorkflowView({ params }: { params: URLSearchParams }) {
           <Section title="Activity" id="activity">
             <Chart
               label={`Successful and failed executions of ${data.workflow.name} per bucket`}
-              x={chart.x}
+              buckets={data.activity}
               series={chart.series}
               stacked
+              window={data}
+              asOf={data.to}
+              onSelect={select}
+              markers={markers}
+            />
+            <h3 class="chart-title">Failures on their own scale</h3>
+            <Chart
+              label={`Failed executions of ${data.workflow.name} per bucket`}
+              buckets={data.activity}
+              series={chart.failures}
+              height={110}
+              window={data}
+              asOf={data.to}
+              onSelect={select}
+              markers={markers}
             />
           </Section>
           <div class="columns">
