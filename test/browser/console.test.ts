@@ -716,6 +716,119 @@ describe('the web console in a real browser', needsChromium, () => {
     noProblems(tab);
   });
 
+  it('searches log lines across executions with workflow and node filters, the term marked and each match linked to its execution', async (t) => {
+    const { searchExecutionLogs: probe } = await world.api(
+      '{ searchExecutionLogs(input: {query: "the", from: "2000-01-01T00:00:00Z", page: {size: 1}}) { data { message nodeID workflowUUID } } }',
+    );
+    const sample = probe.data[0] as { message: string; nodeID: string; workflowUUID: string };
+    assert.ok(sample, 'the simulated logs hold lines');
+    const term = sample.message
+      .split(/\s+/)
+      .find((w) => w.length >= 5)!
+      .slice(0, 5);
+    const tab = await signedIn(t, '/?view=logs&window=7d');
+    const { page } = tab;
+    await complete(page, 'logs');
+    assert.ok(
+      await page
+        .locator('input[type="search"]')
+        .first()
+        .evaluate((e) => e === document.activeElement),
+    );
+    await page.locator('input[type="search"]').first().fill(term);
+    await page.waitForSelector('[data-log-matches]');
+    const view = page.locator('[data-view="logs"]');
+    const variables = {
+      q: term,
+      from: await view.getAttribute('data-from'),
+      to: await view.getAttribute('data-to'),
+    };
+    const { searchExecutionLogs } = await world.api(
+      'query($q: String!, $from: Time, $to: Time) { searchExecutionLogs(input: {query: $q, from: $from, to: $to, page: {size: 50}}) { count data { workflowExecutionUUID } } }',
+      variables,
+    );
+    assert.equal(
+      await page.locator('[data-log-matches]').getAttribute('data-log-matches'),
+      String(searchExecutionLogs.count),
+    );
+    assert.deepEqual(
+      await page
+        .locator('li[data-match]')
+        .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-match'))),
+      searchExecutionLogs.data.map((m: { workflowExecutionUUID: string }) => m.workflowExecutionUUID),
+    );
+    const marks = await page.locator('li[data-match] mark').allTextContents();
+    assert.ok(
+      marks.length > 0 && marks.every((m) => m.toLowerCase() === term.toLowerCase()),
+      'the term is marked',
+    );
+    // Filters: the workflow and the node of the sample line.
+    await page.selectOption('[data-view="logs"] select', sample.workflowUUID);
+    await page.waitForURL(/workflow=/);
+    await page.locator('input[type="search"]').nth(1).fill(sample.nodeID);
+    await page.waitForURL(/node=/);
+    const filtered = await world.api(
+      'query($q: String!, $w: String, $n: String, $from: Time, $to: Time) { searchExecutionLogs(input: {query: $q, workflowUUID: $w, nodeID: $n, from: $from, to: $to, page: {size: 50}}) { count } }',
+      { ...variables, w: sample.workflowUUID, n: sample.nodeID },
+    );
+    await page.waitForFunction(
+      (n) => document.querySelector('[data-log-matches]')?.getAttribute('data-log-matches') === String(n),
+      filtered.searchExecutionLogs.count,
+    );
+    const match = page.locator('li[data-match]').first();
+    const uuid = (await match.getAttribute('data-match'))!;
+    await match.locator('a:has-text("open the execution")').click();
+    await complete(page, 'execution');
+    assert.equal(new URL(page.url()).searchParams.get('uuid'), uuid);
+    noProblems(tab);
+  });
+
+  it('lists capabilities with calls, failures, failure rate and p50/p95 as the API answers them, each failing one leading to its error groups', async (t) => {
+    const tab = await signedIn(t, '/?view=capabilities&window=7d');
+    const { page } = tab;
+    await complete(page, 'capabilities');
+    const view = page.locator('[data-view="capabilities"]');
+    const variables = { from: await view.getAttribute('data-from'), to: await view.getAttribute('data-to') };
+    const { capabilityStats } = await world.api(
+      'query($from: Time, $to: Time) { capabilityStats(input: {from: $from, to: $to, page: {size: 50}}) { data { capabilityID calls failures failureRate } } }',
+      variables,
+    );
+    const stats = capabilityStats.data as Array<{
+      capabilityID: string;
+      calls: number;
+      failures: number;
+      failureRate: number;
+    }>;
+    assert.ok(stats.length > 0);
+    assert.deepEqual(
+      await page
+        .locator('tr[data-capability]')
+        .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-capability'))),
+      stats.map((c) => c.capabilityID),
+    );
+    assert.deepEqual(
+      await page.locator('[data-cell="calls"]').allTextContents(),
+      stats.map((c) => formatCount(c.calls)),
+    );
+    assert.deepEqual(
+      await page.locator('[data-cell="failure-rate"]').allTextContents(),
+      stats.map((c) => `${(c.failureRate * 100).toFixed(1)} %`),
+    );
+    const failing = stats.find((c) => c.failures > 0)!;
+    await page.locator(`tr[data-capability="${failing.capabilityID}"] [data-cell="failures"] a`).click();
+    await complete(page, 'errors');
+    assert.equal(new URL(page.url()).searchParams.get('capability'), failing.capabilityID);
+    const { errorGroups } = await world.api(
+      'query($c: String, $from: Time, $to: Time) { errorGroups(input: {capabilityID: $c, from: $from, to: $to, page: {size: 20}}) { data { fingerprint } } }',
+      { ...variables, c: failing.capabilityID },
+    );
+    await page.waitForFunction(
+      (n) => document.querySelectorAll('tr[data-fingerprint]').length === n,
+      errorGroups.data.length,
+    );
+    noProblems(tab);
+  });
+
   it('passes axe-core without serious or critical violations on every page, light and dark, and saves each as a screenshot', async (t) => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     const { workflowExecutions } = await world.api(

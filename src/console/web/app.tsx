@@ -5,8 +5,10 @@ import { Link, Time } from './parts/basics.js';
 import { href, useRoute, type ViewName } from './route.js';
 import { type Session, SessionContext } from './session.js';
 import { formatAge, keepWindow } from './time.js';
+import { CapabilitiesView } from './views/capabilities.js';
 import { ErrorsView } from './views/errors.js';
 import { ExecutionView } from './views/execution.js';
+import { LogsView } from './views/logs.js';
 import { OverviewView } from './views/overview.js';
 import { WorkflowView } from './views/workflow.js';
 import { WorkflowsView } from './views/workflows.js';
@@ -114,6 +116,8 @@ const NAV: ReadonlyArray<[ViewName, string]> = [
   ['overview', 'Overview'],
   ['workflows', 'Workflows'],
   ['errors', 'Errors'],
+  ['capabilities', 'Capabilities'],
+  ['logs', 'Log search'],
 ];
 
 function SignedIn({ apiKey, onRefused }: { apiKey: string; onRefused: (message: string) => void }) {
@@ -168,6 +172,8 @@ function SignedIn({ apiKey, onRefused }: { apiKey: string; onRefused: (message: 
         {route.view === 'workflow' && <WorkflowView params={route.params} />}
         {route.view === 'execution' && <ExecutionView params={route.params} />}
         {route.view === 'errors' && <ErrorsView params={route.params} />}
+        {route.view === 'logs' && <LogsView params={route.params} />}
+        {route.view === 'capabilities' && <CapabilitiesView params={route.params} />}
       </main>
     </SessionContext.Provider>
   );

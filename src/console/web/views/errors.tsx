@@ -27,20 +27,25 @@ export function ErrorsView({ params }: { params: URLSearchParams }) {
   const window = viewWindow(params);
   const page = intParam(params, 'page', 0);
   const workflow = params.get('workflow') ?? undefined;
+  const capability = params.get('capability') ?? undefined;
   const fp = params.get('fp') ?? undefined;
   const groupPage = intParam(params, 'gpage', 0);
-  const { data, error } = useLoad(`errors:${window.key}:${page}:${workflow}`, async (client) => {
-    const { from, to } = window.range();
-    const groups = await client.errorGroups({
-      workflowUUID: workflow,
-      from,
-      to,
-      page: { number: page, size: PAGE_SIZE },
-    });
-    return { groups, from, to };
-  });
+  const { data, error } = useLoad(
+    `errors:${window.key}:${page}:${workflow}:${capability}`,
+    async (client) => {
+      const { from, to } = window.range();
+      const groups = await client.errorGroups({
+        workflowUUID: workflow,
+        capabilityID: capability,
+        from,
+        to,
+        page: { number: page, size: PAGE_SIZE },
+      });
+      return { groups, from, to };
+    },
+  );
   const link = (change: Record<string, string | number | undefined>) =>
-    href('errors', { ...window.params, workflow, page: page || undefined, fp, ...change });
+    href('errors', { ...window.params, workflow, capability, page: page || undefined, fp, ...change });
   const chosen = data?.groups.data.find((g) => g.fingerprint === fp);
   const detail = (group: Group | undefined) =>
     fp && (
@@ -75,6 +80,13 @@ export function ErrorsView({ params }: { params: URLSearchParams }) {
           </>
         ) : (
           'Across all workflows.'
+        )}
+        {capability && (
+          <>
+            {' '}
+            Errors carried by capability <span class="mono">{capability}</span> only (
+            <Link href={href('errors', { ...window.params, workflow })}>all errors</Link>).
+          </>
         )}
         {data && (
           <>
