@@ -829,37 +829,54 @@ describe('the web console in a real browser', needsChromium, () => {
     noProblems(tab);
   });
 
-  it('passes axe-core without serious or critical violations on every page, light and dark, and saves each as a screenshot', async (t) => {
+  it('passes axe-core without serious or critical violations on every view, desktop and phone, light and dark, with no horizontal scroll, and saves each as a screenshot', async (t) => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     const { workflowExecutions } = await world.api(
       '{ workflowExecutions(input: {status: [FAILURE], page: {size: 1}}) { data { uuid workflowUUID } } }',
     );
     const failed = workflowExecutions.data[0];
+    const { errorGroups } = await world.api(
+      '{ errorGroups(input: {page: {size: 1}}) { data { fingerprint } } }',
+    );
     const pages: Array<[string, string, string]> = [
       ['overview', '/', 'overview'],
       ['workflows', '/?view=workflows', 'workflows'],
       ['workflow', `/?view=workflow&uuid=${failed.workflowUUID}`, 'workflow'],
       ['execution', `/?view=execution&uuid=${failed.uuid}`, 'execution'],
-      ['errors', '/?view=errors&window=7d', 'errors'],
+      ['errors', `/?view=errors&window=7d&fp=${errorGroups.data[0].fingerprint}`, 'errors'],
+      ['capabilities', '/?view=capabilities&window=7d', 'capabilities'],
+      ['logs', '/?view=logs&window=7d&q=error', 'logs'],
     ];
-    for (const scheme of ['light', 'dark'] as const) {
-      const tab = await signedIn(t, '/?view=workflows', scheme);
-      const { page } = tab;
-      for (const [name, path, view] of pages) {
-        await page.goto(new URL(path, world.server.url).toString());
-        await complete(page, view);
-        assert.deepEqual(await seriousViolations(page), [], `${name} (${scheme})`);
-        await page.screenshot({
-          path: `${SCREENSHOTS}/${name}-${scheme}.png`,
-          fullPage: name !== 'execution',
-        });
+    const sizes = [
+      ['', { width: 1440, height: 900 }],
+      ['-phone', { width: 390, height: 844 }],
+    ] as const;
+    for (const [suffix, viewport] of sizes) {
+      for (const scheme of ['light', 'dark'] as const) {
+        const tab = await signedIn(t, '/?view=workflows', scheme);
+        const { page } = tab;
+        await page.setViewportSize(viewport);
+        for (const [name, path, view] of pages) {
+          await page.goto(new URL(path, world.server.url).toString());
+          await complete(page, view);
+          if (name === 'errors') await page.waitForSelector('[data-group-count]');
+          assert.deepEqual(await seriousViolations(page), [], `${name} (${scheme}${suffix})`);
+          const overflow = await page.evaluate(
+            () => document.documentElement.scrollWidth - window.innerWidth,
+          );
+          assert.ok(overflow <= 0, `${name} (${scheme}${suffix}) scrolls ${overflow}px sideways`);
+          await page.screenshot({
+            path: `${SCREENSHOTS}/${name}-${scheme}${suffix}.png`,
+            fullPage: name !== 'execution' && suffix === '',
+          });
+        }
+        await page.goto(world.server.url);
+        await page.click('text=Sign out');
+        await page.waitForSelector('#api-key');
+        assert.deepEqual(await seriousViolations(page), [], `key form (${scheme}${suffix})`);
+        await page.screenshot({ path: `${SCREENSHOTS}/key-form-${scheme}${suffix}.png` });
+        noProblems(tab);
       }
-      await page.goto(world.server.url);
-      await page.click('text=Sign out');
-      await page.waitForSelector('#api-key');
-      assert.deepEqual(await seriousViolations(page), [], `key form (${scheme})`);
-      await page.screenshot({ path: `${SCREENSHOTS}/key-form-${scheme}.png` });
-      noProblems(tab);
     }
   });
 });

@@ -20,6 +20,26 @@ const STALE_MS = 5 * 60_000;
 
 takeKeyFromFragment();
 
+/**
+ * Each table cell carries its column's heading as `data-label`, which the phone layout shows in
+ * front of the value once a table is laid out as cards. Kept up as views render.
+ */
+function labelCells(root: Element): void {
+  for (const table of Array.from(root.querySelectorAll('table.data'))) {
+    const headings = Array.from(table.querySelectorAll('thead th')).map((th) =>
+      (th.textContent ?? '').trim(),
+    );
+    for (const row of Array.from(table.querySelectorAll('tbody tr'))) {
+      Array.from(row.children).forEach((cell, i) => {
+        const heading = headings[i];
+        if (heading && cell.getAttribute('data-label') !== heading) cell.setAttribute('data-label', heading);
+      });
+    }
+  }
+}
+const root = document.getElementById('console');
+if (root) new MutationObserver(() => labelCells(root)).observe(root, { childList: true, subtree: true });
+
 export function App() {
   const [key, setKey] = useState(storedKey);
   const [refusal, setRefusal] = useState<string | undefined>(undefined);
@@ -120,6 +140,16 @@ const NAV: ReadonlyArray<[ViewName, string]> = [
   ['logs', 'Log search'],
 ];
 
+const TITLES: Record<ViewName, string> = {
+  overview: 'Overview',
+  workflows: 'Workflows',
+  workflow: 'Workflow',
+  execution: 'Execution',
+  errors: 'Errors',
+  logs: 'Log search',
+  capabilities: 'Capabilities',
+};
+
 function SignedIn({ apiKey, onRefused }: { apiKey: string; onRefused: (message: string) => void }) {
   const [dataAsOf, setDataAsOf] = useState<string | undefined>(undefined);
   const client = useMemo(() => createClient(apiKey, setDataAsOf), [apiKey]);
@@ -136,6 +166,9 @@ function SignedIn({ apiKey, onRefused }: { apiKey: string; onRefused: (message: 
   }, [paused]);
   const session: Session = useMemo(() => ({ client, tick, refuseKey: onRefused }), [client, tick, onRefused]);
   const route = useRoute();
+  useEffect(() => {
+    document.title = `${TITLES[route.view]} · wfapi console`;
+  }, [route.view]);
   const current = route.view === 'workflow' || route.view === 'execution' ? 'workflows' : route.view;
   const stale = dataAsOf !== undefined && now - Date.parse(dataAsOf) > STALE_MS;
   return (

@@ -345,7 +345,7 @@ export function Chart({
               );
             })}
             {buckets.map((b, i) =>
-              i % labelEvery === 0 ? (
+              i % labelEvery === 0 && x(Date.parse(b.from)) + 84 <= width ? (
                 // biome-ignore lint/suspicious/noArrayIndexKey: buckets are in time order
                 <text key={i} x={x(Date.parse(b.from))} y={height - 6} font-size="11" fill={text}>
                   {formatLocal(b.from, true)}

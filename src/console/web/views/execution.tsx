@@ -108,7 +108,8 @@ export function ExecutionView({ params }: { params: URLSearchParams }) {
               <Link href={href('workflow', { uuid: e.workflowUUID, ...keepWindow(params) })} class="crumb">
                 {e.workflowName}
               </Link>{' '}
-              / execution {e.id}
+              / execution{' '}
+              <span title={e.id}>{e.id.length > 18 ? `${e.id.slice(0, 10)}…${e.id.slice(-6)}` : e.id}</span>
             </>
           ) : (
             `Execution ${uuid}`
