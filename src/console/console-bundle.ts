@@ -16,7 +16,7 @@ export const BUILT_BUNDLE_DIR = join(here, 'assets');
 const SOURCE_DIR = fromSource ? here : join(here, '..', '..', 'src', 'console');
 
 /**
- * Bundles `web/main.tsx` with esbuild (a build-time tool, a devDependency): Preact, uPlot, the
+ * Bundles `web/main.tsx` with esbuild (a build-time tool, a devDependency): Preact, the
  * SDK and the console's code in one minified ES module and one stylesheet, nothing fetched at
  * run time from anywhere else.
  */

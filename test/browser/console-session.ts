@@ -31,7 +31,17 @@ export interface ConsoleWorld {
   close(): Promise<void>;
 }
 
-export async function openConsoleWorld(): Promise<ConsoleWorld> {
+/** What the tenant's simulated history holds: by default three days of six workflows. */
+export interface WorldPlan {
+  readonly workflows: number;
+  readonly executions: number;
+  readonly days: number;
+  /** The simulator's seed: two tenants of one database need two, their uuids being the seed's. */
+  readonly seed?: string;
+}
+const DEFAULT_PLAN: WorldPlan = { workflows: 6, executions: 1200, days: 3 };
+
+export async function openConsoleWorld(plan: WorldPlan = DEFAULT_PLAN): Promise<ConsoleWorld> {
   const database = await openTestDatabase();
   const server = await startServer(database.db);
   const browser = await chromium.launch({ executablePath: enginePath('chromium'), args: CHROMIUM_ARGS });
@@ -43,7 +53,7 @@ export async function openConsoleWorld(): Promise<ConsoleWorld> {
   let tenant: Tenant;
   try {
     tenant = await createTenant(database.db, 'Console Org');
-    await seed(database, tenant.organizationId);
+    await seed(database, tenant.organizationId, plan);
   } catch (error) {
     await close();
     throw error;
@@ -62,16 +72,16 @@ export async function openConsoleWorld(): Promise<ConsoleWorld> {
   };
 }
 
-/** Three simulated days of six workflows ending now, stored through ingestion as NDJSON records. */
-async function seed(database: TestDatabase, organizationId: string): Promise<void> {
+/** Simulated days of workflows ending now, stored through ingestion as NDJSON records. */
+export async function seed(database: TestDatabase, organizationId: string, plan: WorldPlan): Promise<void> {
   const now = Date.now();
   const world = createWorld({
-    seed: 'console',
+    seed: plan.seed ?? 'console',
     organizationId,
-    workflows: 6,
-    executions: 1200,
-    days: 3,
-    start: now - 3 * DAY,
+    workflows: plan.workflows,
+    executions: plan.executions,
+    days: plan.days,
+    start: now - plan.days * DAY,
   });
   const records = [...recordsBetween(world, Number.NEGATIVE_INFINITY, now)].map(
     (record) => JSON.parse(toNdjsonLine(record)) as Record<string, unknown>,

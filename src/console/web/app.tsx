@@ -4,9 +4,11 @@ import { forgetKey, storedKey, storeKey, takeKeyFromFragment } from './key-store
 import { Link, Time } from './parts/basics.js';
 import { href, useRoute, type ViewName } from './route.js';
 import { type Session, SessionContext } from './session.js';
-import { formatAge } from './time.js';
+import { formatAge, keepWindow } from './time.js';
+import { CapabilitiesView } from './views/capabilities.js';
 import { ErrorsView } from './views/errors.js';
 import { ExecutionView } from './views/execution.js';
+import { LogsView } from './views/logs.js';
 import { OverviewView } from './views/overview.js';
 import { WorkflowView } from './views/workflow.js';
 import { WorkflowsView } from './views/workflows.js';
@@ -17,6 +19,26 @@ const REFRESH_MS = 15_000;
 const STALE_MS = 5 * 60_000;
 
 takeKeyFromFragment();
+
+/**
+ * Each table cell carries its column's heading as `data-label`, which the phone layout shows in
+ * front of the value once a table is laid out as cards. Kept up as views render.
+ */
+function labelCells(root: Element): void {
+  for (const table of Array.from(root.querySelectorAll('table.data'))) {
+    const headings = Array.from(table.querySelectorAll('thead th')).map((th) =>
+      (th.textContent ?? '').trim(),
+    );
+    for (const row of Array.from(table.querySelectorAll('tbody tr'))) {
+      Array.from(row.children).forEach((cell, i) => {
+        const heading = headings[i];
+        if (heading && cell.getAttribute('data-label') !== heading) cell.setAttribute('data-label', heading);
+      });
+    }
+  }
+}
+const root = document.getElementById('console');
+if (root) new MutationObserver(() => labelCells(root)).observe(root, { childList: true, subtree: true });
 
 export function App() {
   const [key, setKey] = useState(storedKey);
@@ -114,7 +136,19 @@ const NAV: ReadonlyArray<[ViewName, string]> = [
   ['overview', 'Overview'],
   ['workflows', 'Workflows'],
   ['errors', 'Errors'],
+  ['capabilities', 'Capabilities'],
+  ['logs', 'Log search'],
 ];
+
+const TITLES: Record<ViewName, string> = {
+  overview: 'Overview',
+  workflows: 'Workflows',
+  workflow: 'Workflow',
+  execution: 'Execution',
+  errors: 'Errors',
+  logs: 'Log search',
+  capabilities: 'Capabilities',
+};
 
 function SignedIn({ apiKey, onRefused }: { apiKey: string; onRefused: (message: string) => void }) {
   const [dataAsOf, setDataAsOf] = useState<string | undefined>(undefined);
@@ -132,6 +166,9 @@ function SignedIn({ apiKey, onRefused }: { apiKey: string; onRefused: (message: 
   }, [paused]);
   const session: Session = useMemo(() => ({ client, tick, refuseKey: onRefused }), [client, tick, onRefused]);
   const route = useRoute();
+  useEffect(() => {
+    document.title = `${TITLES[route.view]} · wfapi console`;
+  }, [route.view]);
   const current = route.view === 'workflow' || route.view === 'execution' ? 'workflows' : route.view;
   const stale = dataAsOf !== undefined && now - Date.parse(dataAsOf) > STALE_MS;
   return (
@@ -140,7 +177,11 @@ function SignedIn({ apiKey, onRefused }: { apiKey: string; onRefused: (message: 
         <span class="brand">wfapi</span>
         <nav aria-label="Views">
           {NAV.map(([view, label]) => (
-            <Link key={view} href={href(view)} aria-current={current === view ? 'page' : undefined}>
+            <Link
+              key={view}
+              href={href(view, keepWindow(route.params))}
+              aria-current={current === view ? 'page' : undefined}
+            >
               {label}
             </Link>
           ))}
@@ -164,6 +205,8 @@ function SignedIn({ apiKey, onRefused }: { apiKey: string; onRefused: (message: 
         {route.view === 'workflow' && <WorkflowView params={route.params} />}
         {route.view === 'execution' && <ExecutionView params={route.params} />}
         {route.view === 'errors' && <ErrorsView params={route.params} />}
+        {route.view === 'logs' && <LogsView params={route.params} />}
+        {route.view === 'capabilities' && <CapabilitiesView params={route.params} />}
       </main>
     </SessionContext.Provider>
   );

@@ -1,4 +1,3 @@
-import 'uplot/dist/uPlot.min.css';
 import './console.css';
 import { render } from 'preact';
 import { App } from './app.js';

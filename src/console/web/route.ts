@@ -5,8 +5,23 @@ import { useEffect, useState } from 'preact/hooks';
  * state is pushed onto the history (back and forward walk through them) or, for typing in a
  * filter, replaces the current entry.
  */
-export type ViewName = 'overview' | 'workflows' | 'workflow' | 'execution' | 'errors';
-const VIEWS: readonly ViewName[] = ['overview', 'workflows', 'workflow', 'execution', 'errors'];
+export type ViewName =
+  | 'overview'
+  | 'workflows'
+  | 'workflow'
+  | 'execution'
+  | 'errors'
+  | 'logs'
+  | 'capabilities';
+const VIEWS: readonly ViewName[] = [
+  'overview',
+  'workflows',
+  'workflow',
+  'execution',
+  'errors',
+  'logs',
+  'capabilities',
+];
 
 export type RouteParams = Readonly<Record<string, string | number | undefined>>;
 

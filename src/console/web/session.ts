@@ -19,6 +19,13 @@ export function useSession(): Session {
   return session;
 }
 
+/**
+ * What each question last answered, with the refresh tick it was asked at: going back or forward
+ * to a view shows what was just loaded without asking again, until the next refresh.
+ */
+const answered = new Map<string, { client: Client; tick: number; data: unknown }>();
+const ANSWERS_KEPT = 50;
+
 export interface Loaded<T> {
   readonly data: T | undefined;
   /** The last error in words; the last data stays shown beside it. */
@@ -33,19 +40,29 @@ export interface Loaded<T> {
  */
 export function useLoad<T>(key: string, load: (client: Client) => Promise<T>): Loaded<T> {
   const { client, tick, refuseKey } = useSession();
-  const [state, setState] = useState<Loaded<T> & { key?: string }>({
-    data: undefined,
-    error: undefined,
-    loading: true,
-  });
+  const cached = answered.get(key);
+  const fresh = cached && cached.client === client && cached.tick === tick ? cached : undefined;
+  const [state, setState] = useState<Loaded<T> & { key?: string }>(() =>
+    fresh
+      ? { data: fresh.data as T, error: undefined, loading: false, key }
+      : { data: undefined, error: undefined, loading: true },
+  );
   const latest = useRef(0);
   // `load` is a new closure each render: `key` names its question, `tick` asks it again.
   // biome-ignore lint/correctness/useExhaustiveDependencies: key and tick stand for load's inputs
   useEffect(() => {
     const id = ++latest.current;
+    const kept = answered.get(key);
+    if (kept && kept.client === client && kept.tick === tick) {
+      setState({ data: kept.data as T, error: undefined, loading: false, key });
+      return;
+    }
     setState((previous) => ({ ...previous, loading: true }));
     load(client).then(
       (data) => {
+        answered.delete(key);
+        answered.set(key, { client, tick, data });
+        if (answered.size > ANSWERS_KEPT) answered.delete(answered.keys().next().value as string);
         if (id === latest.current) setState({ data, error: undefined, loading: false, key });
       },
       (error: unknown) => {

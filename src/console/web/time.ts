@@ -17,6 +17,57 @@ export function windowRange(name: WindowName, now = Date.now()): { from: string;
   return { from: new Date(now - WINDOWS[name]).toISOString(), to: new Date(now).toISOString() };
 }
 
+/**
+ * The window a view states: one of the named windows ending now, or a range chosen on a chart or
+ * typed (`from` and `to` in the address, ISO instants). `key` names it for loading: a named window
+ * is asked again each refresh with a new end, a range is fixed.
+ */
+export interface ViewWindow {
+  readonly name: WindowName | undefined;
+  readonly key: string;
+  /** Resolves the window's instants at the moment of asking. */
+  readonly range: (now?: number) => { from: string; to: string };
+  /** What the address carries to keep this window in another view. */
+  readonly params: { window?: string; from?: string; to?: string };
+}
+
+function instant(params: URLSearchParams, name: string): string | undefined {
+  const value = params.get(name);
+  if (!value) return undefined;
+  const time = Date.parse(value);
+  return Number.isNaN(time) ? undefined : new Date(time).toISOString();
+}
+
+export function viewWindow(params: URLSearchParams, fallback: WindowName = '24h'): ViewWindow {
+  const from = instant(params, 'from');
+  const to = instant(params, 'to');
+  if (from && (!to || Date.parse(from) <= Date.parse(to))) {
+    return {
+      name: undefined,
+      key: `${from}..${to ?? 'now'}`,
+      range: (now = Date.now()) => ({ from, to: to ?? new Date(now).toISOString() }),
+      params: { from, to },
+    };
+  }
+  const name = windowParam(params, fallback);
+  return {
+    name,
+    key: name,
+    range: (now = Date.now()) => windowRange(name, now),
+    params: { window: name },
+  };
+}
+
+/** The window's parameters from the address, to carry into links to other views. */
+export function keepWindow(params: URLSearchParams): { window?: string; from?: string; to?: string } {
+  const kept: { window?: string; from?: string; to?: string } = {};
+  for (const name of ['window', 'from', 'to'] as const) {
+    const value = params.get(name);
+    if (value) kept[name] = value;
+  }
+  return kept;
+}
+
 const local = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 const localShort = new Intl.DateTimeFormat(undefined, {
   month: 'short',
@@ -66,4 +117,24 @@ export function formatAge(iso: string, now = Date.now()): string {
 /** A share as a percentage with one decimal, or – when there is nothing to divide. */
 export function formatRate(part: number, whole: number): string {
   return whole === 0 ? '–' : `${((part / whole) * 100).toFixed(1)} %`;
+}
+
+const counts = new Intl.NumberFormat(undefined);
+
+/** A count with the viewer's thousands separators: 24,693. */
+export function formatCount(value: number | null | undefined): string {
+  return value === null || value === undefined ? '–' : counts.format(value);
+}
+
+/** How long ago or how far ahead, in words: "3 h ago", "in 2 min". */
+export function formatAgo(iso: string, now = Date.now()): string {
+  const at = Date.parse(iso);
+  if (Number.isNaN(at)) return iso;
+  const age = formatAge(new Date(Math.min(at, 2 * now - at)).toISOString(), now);
+  return at <= now ? `${age} ago` : `in ${age}`;
+}
+
+/** An instant no later than now (a chosen range may end in the bucket still filling). */
+export function clampToNow(iso: string, now = Date.now()): string {
+  return Date.parse(iso) > now ? new Date(now).toISOString() : iso;
 }

@@ -1,14 +1,49 @@
 import type { ComponentChildren, JSX } from 'preact';
+import { useState } from 'preact/hooks';
 import { navigate } from '../route.js';
-import { formatLocal, formatUtc } from '../time.js';
+import { formatAgo, formatLocal, formatUtc } from '../time.js';
 
-/** An instant in the viewer's zone; UTC on hover. */
-export function Time({ iso, short }: { iso: string | null | undefined; short?: boolean }) {
+/** An instant in the viewer's zone (UTC on hover), with how long ago when `relative`. */
+export function Time({
+  iso,
+  short,
+  relative,
+}: {
+  iso: string | null | undefined;
+  short?: boolean;
+  relative?: boolean;
+}) {
   if (!iso) return <span class="muted">–</span>;
   return (
-    <time dateTime={iso} title={formatUtc(iso)}>
-      {formatLocal(iso, short)}
-    </time>
+    <>
+      <time dateTime={iso} title={formatUtc(iso)}>
+        {formatLocal(iso, short)}
+      </time>
+      {relative && <span class="muted"> ({formatAgo(iso)})</span>}
+    </>
+  );
+}
+
+/** A button that copies a value (an id, a uuid) to the clipboard and says so. */
+export function CopyButton({ value, label }: { value: string; label: string }) {
+  const [done, setDone] = useState<'copied' | 'failed' | undefined>(undefined);
+  return (
+    <button
+      type="button"
+      class="copy-button"
+      aria-label={label}
+      title={label}
+      data-copy={value}
+      onClick={() => {
+        navigator.clipboard?.writeText(value).then(
+          () => setDone('copied'),
+          () => setDone('failed'),
+        );
+        setTimeout(() => setDone(undefined), 2000);
+      }}
+    >
+      {done === 'copied' ? 'copied' : done === 'failed' ? 'select to copy' : 'copy'}
+    </button>
   );
 }
 

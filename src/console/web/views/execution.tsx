@@ -1,10 +1,11 @@
+import { useState } from 'preact/hooks';
 import { groupLogs } from '../../../cli/commands/execution/log-groups.js';
 import type { Client } from '../api.js';
-import { ErrorNote, Link, Section, Status, Time, toneOf } from '../parts/basics.js';
+import { CopyButton, ErrorNote, Link, Section, Status, Time, toneOf } from '../parts/basics.js';
 import { SearchBox } from '../parts/search-box.js';
 import { href, navigate } from '../route.js';
 import { useLoad } from '../session.js';
-import { formatDuration, formatUtc } from '../time.js';
+import { formatDuration, formatUtc, keepWindow } from '../time.js';
 
 /**
  * The error groups this execution belongs to: the groups of its workflow at its start instant,
@@ -35,6 +36,51 @@ async function groupsOf(
   return confirmed.filter((g) => g !== undefined);
 }
 
+const AROUND = `query ExecutionAround($workflow: String!, $at: Time!) {
+  before: workflowExecutions(input: {workflowUuid: $workflow, to: $at, orderBy: {field: STARTED_AT, order: DESC}, page: {size: 3}}) {
+    data { uuid id startedAt status }
+  }
+  after: workflowExecutions(input: {workflowUuid: $workflow, from: $at, orderBy: {field: STARTED_AT, order: ASC}, page: {size: 3}}) {
+    data { uuid id startedAt status }
+  }
+  workflowDeployments(input: {workflowUUID: $workflow, to: $at, orderBy: {field: DEPLOYED_AT, order: DESC}, page: {size: 1}}) {
+    data { uuid status deployedAt txHash }
+  }
+}`;
+type Neighbour = { uuid: string; id: string; startedAt: string; status: string };
+interface AroundAnswer {
+  before: { data: Neighbour[] };
+  after: { data: Neighbour[] };
+  workflowDeployments: {
+    data: Array<{ uuid: string; status: string; deployedAt: string; txHash: string | null }>;
+  };
+}
+
+/**
+ * The runs of the same workflow just before and after this one (by start, ties by the API's
+ * order), and the deployment that was the latest when it started, in one aliased request.
+ */
+async function aroundOf(
+  client: Client,
+  execution: { uuid: string; workflowUUID: string; startedAt: string },
+) {
+  const answer = await client.request<AroundAnswer>(AROUND, {
+    workflow: execution.workflowUUID,
+    at: execution.startedAt,
+  });
+  const at = Date.parse(execution.startedAt);
+  const other = (n: Neighbour) => n.uuid !== execution.uuid;
+  return {
+    previous:
+      answer.before.data.find((n) => other(n) && Date.parse(n.startedAt) < at) ??
+      answer.before.data.find(other),
+    next:
+      answer.after.data.find((n) => other(n) && Date.parse(n.startedAt) > at) ??
+      answer.after.data.find(other),
+    deployment: answer.workflowDeployments.data[0],
+  };
+}
+
 export function ExecutionView({ params }: { params: URLSearchParams }) {
   const uuid = params.get('uuid') ?? '';
   const node = params.get('node') ?? '';
@@ -45,11 +91,13 @@ export function ExecutionView({ params }: { params: URLSearchParams }) {
       client.workflowExecutionEvents({ workflowExecutionUUID: uuid }),
       client.workflowExecutionLogs({ workflowExecutionUUID: uuid }),
     ]);
-    const groups = execution.data ? await groupsOf(client, execution.data) : [];
-    return { execution: execution.data, events: events.data ?? [], logs: logs.data ?? [], groups };
+    const [groups, around] = execution.data
+      ? await Promise.all([groupsOf(client, execution.data), aroundOf(client, execution.data)])
+      : [[], undefined];
+    return { execution: execution.data, events: events.data ?? [], logs: logs.data ?? [], groups, around };
   });
   const set = (change: Record<string, string>) =>
-    navigate(href('execution', { uuid, node, q: text, ...change }), { replace: true });
+    navigate(href('execution', { uuid, node, q: text, ...keepWindow(params), ...change }), { replace: true });
   const e = data?.execution;
   return (
     <div data-view="execution" data-complete={data ? 'true' : undefined}>
@@ -57,10 +105,11 @@ export function ExecutionView({ params }: { params: URLSearchParams }) {
         <h1>
           {e ? (
             <>
-              <Link href={href('workflow', { uuid: e.workflowUUID })} class="crumb">
+              <Link href={href('workflow', { uuid: e.workflowUUID, ...keepWindow(params) })} class="crumb">
                 {e.workflowName}
               </Link>{' '}
-              / execution {e.id}
+              / execution{' '}
+              <span title={e.id}>{e.id.length > 18 ? `${e.id.slice(0, 10)}…${e.id.slice(-6)}` : e.id}</span>
             </>
           ) : (
             `Execution ${uuid}`
@@ -81,19 +130,65 @@ export function ExecutionView({ params }: { params: URLSearchParams }) {
                   <Status value={e.classifiedStatus} />
                 )}
               </dd>
+              <dt>id</dt>
+              <dd class="mono">
+                <span class="wrap">{e.id}</span> <CopyButton value={e.id} label="Copy the execution id" />
+              </dd>
               <dt>uuid</dt>
-              <dd class="mono">{e.uuid}</dd>
+              <dd class="mono">
+                <span class="wrap">{e.uuid}</span>{' '}
+                <CopyButton value={e.uuid} label="Copy the execution uuid" />
+              </dd>
               <dt>started</dt>
               <dd>
-                <Time iso={e.startedAt} />
+                <Time iso={e.startedAt} relative />
               </dd>
               <dt>finished</dt>
               <dd>
-                <Time iso={e.finishedAt} />
-                {e.finishedAt && ` (${formatDuration(Date.parse(e.finishedAt) - Date.parse(e.startedAt))})`}
+                <Time iso={e.finishedAt} relative />
+                {e.finishedAt &&
+                  ` (took ${formatDuration(Date.parse(e.finishedAt) - Date.parse(e.startedAt))})`}
+              </dd>
+              <dt>deployment</dt>
+              <dd data-figure="deployment">
+                {data.around?.deployment ? (
+                  <>
+                    <Status value={data.around.deployment.status} /> deployed{' '}
+                    <Time iso={data.around.deployment.deployedAt} relative />{' '}
+                    <span class="mono small wrap">{data.around.deployment.uuid}</span>{' '}
+                    <CopyButton value={data.around.deployment.uuid} label="Copy the deployment uuid" />
+                  </>
+                ) : (
+                  <span class="muted">none deployed before it started</span>
+                )}
+              </dd>
+              <dt>workflow runs</dt>
+              <dd class="neighbours">
+                {data.around?.previous ? (
+                  <Link
+                    href={href('execution', { uuid: data.around.previous.uuid, ...keepWindow(params) })}
+                    data-neighbour="previous"
+                  >
+                    ← previous ({data.around.previous.status},{' '}
+                    <Time iso={data.around.previous.startedAt} short />)
+                  </Link>
+                ) : (
+                  <span class="muted">no earlier run</span>
+                )}
+                {' · '}
+                {data.around?.next ? (
+                  <Link
+                    href={href('execution', { uuid: data.around.next.uuid, ...keepWindow(params) })}
+                    data-neighbour="next"
+                  >
+                    next ({data.around.next.status}, <Time iso={data.around.next.startedAt} short />) →
+                  </Link>
+                ) : (
+                  <span class="muted">no later run</span>
+                )}
               </dd>
               <dt>credits</dt>
-              <dd data-figure="credits">{e.creditUsed ?? '–'}</dd>
+              <dd data-figure="credits">{e.creditUsed ? `${e.creditUsed} credits` : '–'}</dd>
               <dt>in TEE</dt>
               <dd>
                 {e.executedInTee === null || e.executedInTee === undefined
@@ -133,7 +228,13 @@ export function ExecutionView({ params }: { params: URLSearchParams }) {
                   {data.groups.map((g) => (
                     <tr key={g.fingerprint} data-fingerprint={g.fingerprint}>
                       <td class="mono">
-                        <Link href={href('errors', { fp: g.fingerprint, window: '30d' })}>
+                        <Link
+                          href={href('errors', {
+                            fp: g.fingerprint,
+                            window: '30d',
+                            workflow: e.workflowUUID,
+                          })}
+                        >
                           {g.fingerprint}
                         </Link>
                       </td>
@@ -165,7 +266,13 @@ type Event = {
   errors?: ReadonlyArray<{ error: string; count: number } | null> | null;
 };
 
-/** Capability calls as bars on the execution's time axis; failed ones marked; details on hover and focus. */
+/** Ticks of the Gantt chart's time axis: five, from the start to the end of the execution. */
+const TICKS = [0, 0.25, 0.5, 0.75, 1];
+
+/**
+ * Capability calls as bars on the execution's time axis, failed ones marked. Each bar is a button:
+ * focusing it (Tab) or tapping it shows its method, timing and errors in the panel under the chart.
+ */
 function Gantt({
   startedAt,
   finishedAt,
@@ -175,6 +282,7 @@ function Gantt({
   finishedAt?: string;
   events: readonly Event[];
 }) {
+  const [chosen, setChosen] = useState<number | undefined>(undefined);
   if (events.length === 0) return <p class="muted">No capability events.</p>;
   const start = Math.min(Date.parse(startedAt), ...events.map((x) => Date.parse(x.startedAt)));
   const end = Math.max(
@@ -182,34 +290,55 @@ function Gantt({
     ...events.map((x) => Date.parse(x.finishedAt ?? x.startedAt)),
   );
   const span = Math.max(1, end - start);
+  const rows = events.map((x) => {
+    const from = Date.parse(x.startedAt);
+    const to = x.finishedAt ? Date.parse(x.finishedAt) : end;
+    const errors = (x.errors ?? []).flatMap((err) => (err ? [err.error] : []));
+    const failed = errors.length > 0 || toneOf(x.status) === 'bad';
+    const lines = [
+      `${x.capabilityID}${x.method ? ` ${x.method}` : ''}`,
+      `${x.status}, ${x.finishedAt ? `took ${formatDuration(to - from)}` : 'still running'}`,
+      `started ${formatUtc(x.startedAt)} (+${formatDuration(from - start)} into the execution)`,
+      ...errors.map((err) => `error: ${err}`),
+    ];
+    return { x, from, to, errors, failed, lines };
+  });
+  const shown = chosen === undefined ? undefined : rows[chosen];
   return (
-    <ol class="gantt" aria-label="Capability calls in time">
-      {events.map((x, i) => {
-        const from = Date.parse(x.startedAt);
-        const to = x.finishedAt ? Date.parse(x.finishedAt) : end;
-        const errors = (x.errors ?? []).flatMap((err) => (err ? [err.error] : []));
-        const detail = [
-          `${x.capabilityID}${x.method ? ` ${x.method}` : ''}`,
-          `${x.status}, ${x.finishedAt ? formatDuration(to - from) : 'running'}`,
-          `started ${formatUtc(x.startedAt)} (+${formatDuration(from - start)})`,
-          ...errors.map((err) => `error: ${err}`),
-        ].join('\n');
-        const failed = errors.length > 0 || toneOf(x.status) === 'bad';
-        return (
+    <div class="gantt-wrap">
+      <div class="gantt-axis" aria-hidden="true">
+        <span class="gantt-label" />
+        <span class="gantt-track">
+          {TICKS.map((f) => (
+            <span key={f} class="gantt-tick" style={{ left: `${f * 100}%` }} data-tick>
+              +{formatDuration(f * span)}
+            </span>
+          ))}
+        </span>
+        <span class="gantt-note" />
+      </div>
+      <ol class="gantt" aria-label="Capability calls in time; each bar is a button that shows its details">
+        {rows.map(({ x, from, to, errors, failed, lines }, i) => (
           // biome-ignore lint/suspicious/noArrayIndexKey: events are shown in the API's order
           <li key={i} class="gantt-row" data-event={x.capabilityID} data-failed={failed ? 'true' : undefined}>
-            <span class="gantt-label" title={detail}>
+            <span class="gantt-label">
               {x.capabilityID}
               {x.method && <span class="muted"> {x.method}</span>}
             </span>
             <span class="gantt-track">
-              <span
+              <button
+                type="button"
                 class={`gantt-bar ${failed ? 'bad' : toneOf(x.status)}`}
                 style={{
                   left: `${((from - start) / span) * 100}%`,
                   width: `${Math.max(0.5, ((to - from) / span) * 100)}%`,
                 }}
-                title={detail}
+                aria-label={lines.join('; ')}
+                aria-pressed={chosen === i}
+                aria-controls="gantt-detail"
+                title={lines.join('\n')}
+                onFocus={() => setChosen(i)}
+                onClick={() => setChosen(i)}
               />
             </span>
             <span class="gantt-note">
@@ -217,9 +346,21 @@ function Gantt({
               {failed && <span class="error-text">✗ {errors.join('; ') || x.status}</span>}
             </span>
           </li>
-        );
-      })}
-    </ol>
+        ))}
+      </ol>
+      <div id="gantt-detail" class="gantt-detail" role="status" aria-live="polite" data-gantt-detail>
+        {shown ? (
+          shown.lines.map((line, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: the lines of one call's details
+            <div key={i} class={line.startsWith('error:') ? 'error-text' : undefined}>
+              {line}
+            </div>
+          ))
+        ) : (
+          <span class="muted">Focus or tap a bar for its details.</span>
+        )}
+      </div>
+    </div>
   );
 }
 

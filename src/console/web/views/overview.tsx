@@ -1,34 +1,155 @@
 import { useMemo } from 'preact/hooks';
-import type { Client } from '../api.js';
+import { type Client, describeError } from '../api.js';
+import { windowCounts } from '../counts.js';
 import { ErrorNote, Figure, Link, Section, Sparkline, Time } from '../parts/basics.js';
 import { Chart, FAILURE_COLOR, P50_COLOR, P95_COLOR, SUCCESS_COLOR } from '../parts/chart.js';
 import { WindowPicker } from '../parts/window-picker.js';
-import { href } from '../route.js';
+import { href, navigate } from '../route.js';
 import { useLoad } from '../session.js';
-import { formatDuration, formatRate, windowParam, windowRange } from '../time.js';
+import { clampToNow, formatCount, formatDuration, formatRate, viewWindow } from '../time.js';
 
 const TOP = 5;
+/** Failures listed per aliased page, and pages per request (the server's default alias limit is 30). */
+const FAILURE_PAGE = 100;
+const FAILURE_PAGES = 29;
+/** Per-bucket durations asked per request, under the same alias limit. */
+const BUCKETS_PER_REQUEST = 28;
 
-/** One question per figure, all over the same window, so every figure can be checked against the API. */
-async function loadOverview(client: Client, from: string, to: string) {
-  const [activity, durations, groups, workflows] = await Promise.all([
-    client.workflowActivity({ from, to }),
-    client.durationStats({ from, to }),
-    client.errorGroups({ from, to, page: { size: 100 } }),
-    collect(client),
-  ]);
-  const buckets = activity.data ?? [];
-  const [perBucket, perWorkflow] = await Promise.all([
-    Promise.all(buckets.map((b) => client.durationStats({ from: b.from, to: b.to }))),
-    Promise.all(workflows.map((w) => client.workflow({ uuid: w.uuid, from }))),
-  ]);
-  return { buckets, durations: durations.data, perBucket, groups, workflows: perWorkflow.map((w) => w.data) };
+type Count = { count: number };
+interface CoreAnswer {
+  all: Count;
+  succeeded: Count;
+  failed: Count & { data: Array<{ workflowUUID: string; workflowName: string }> };
+  workflowActivity: {
+    data: Array<{ from: string; to: string; successCount: number; failureCount: number }> | null;
+  };
+}
+interface InsightAnswer {
+  durationStats: { data: { p50Ms: number | null; p95Ms: number | null } };
+  errorGroups: {
+    count: number;
+    data: Array<{
+      fingerprint: string;
+      pattern: string;
+      occurrences: number;
+      activity: Array<{ occurrences: number }>;
+    }>;
+  };
 }
 
-async function collect(client: Client) {
-  const all = [];
-  for await (const workflow of client.paginate.workflows({ page: { size: 100 } })) all.push(workflow);
-  return all;
+const CORE = `query OverviewFigures($from: Time!, $to: Time!) {
+  all: workflowExecutions(input: {from: $from, to: $to, page: {size: 1}}) { count }
+  succeeded: workflowExecutions(input: {from: $from, to: $to, status: [SUCCESS], page: {size: 1}}) { count }
+  failed: workflowExecutions(input: {from: $from, to: $to, status: [FAILURE], page: {size: ${FAILURE_PAGE}}}) {
+    count data { workflowUUID workflowName }
+  }
+  workflowActivity(input: {from: $from, to: $to}) { data { from to successCount failureCount } }
+}`;
+
+const INSIGHT = `query OverviewInsight($from: Time!, $to: Time!) {
+  durationStats(input: {from: $from, to: $to}) { data { p50Ms p95Ms } }
+  errorGroups(input: {from: $from, to: $to, page: {size: 100}}) {
+    count data { fingerprint pattern occurrences activity { occurrences } }
+  }
+}`;
+
+/**
+ * The overview in a handful of requests whatever the number of workflows: the window's figures
+ * and failures in one aliased request, the insight panels in another (a hosted server refuses
+ * those alone), then the rest of the window's failures (ranking the workflows failing most), the
+ * exact counts of the top five, and each bucket's durations, each as aliased batches.
+ */
+async function loadOverview(client: Client, from: string, to: string) {
+  const [core, insight] = await Promise.all([
+    client.request<CoreAnswer>(CORE, { from, to }),
+    client.request<InsightAnswer>(INSIGHT, { from, to }).then(
+      (answer) => ({ answer, error: undefined }),
+      (error: unknown) => ({ answer: undefined, error: describeError(error) }),
+    ),
+  ]);
+  const buckets = core.workflowActivity.data ?? [];
+  const [failures, perBucket] = await Promise.all([
+    failuresOf(client, core.failed, from, to),
+    insight.answer ? bucketDurations(client, buckets) : Promise.resolve([]),
+  ]);
+  const failing = await topFailing(client, failures.rows, from, to);
+  return {
+    figures: { all: core.all.count, success: core.succeeded.count, failure: core.failed.count },
+    buckets,
+    durations: insight.answer?.durationStats.data,
+    groups: insight.answer?.errorGroups,
+    insightError: insight.error,
+    perBucket,
+    failing,
+    ranked: { of: failures.rows.length, complete: failures.rows.length >= core.failed.count },
+  };
+}
+
+/** The window's failures, up to FAILURE_PAGES more pages in one aliased request. */
+async function failuresOf(client: Client, first: CoreAnswer['failed'], from: string, to: string) {
+  const rows = [...first.data];
+  const pages = Math.min(FAILURE_PAGES, Math.ceil(first.count / FAILURE_PAGE) - 1);
+  if (pages > 0) {
+    const fields = Array.from(
+      { length: pages },
+      (_, i) =>
+        `p${i}: workflowExecutions(input: {from: $from, to: $to, status: [FAILURE], page: {number: ${i + 1}, size: ${FAILURE_PAGE}}}) { data { workflowUUID workflowName } }`,
+    );
+    const answer = await client.request<Record<string, { data: CoreAnswer['failed']['data'] }>>(
+      `query OverviewFailures($from: Time!, $to: Time!) {\n  ${fields.join('\n  ')}\n}`,
+      { from, to },
+    );
+    for (let i = 0; i < pages; i++) rows.push(...(answer[`p${i}`]?.data ?? []));
+  }
+  return { rows };
+}
+
+/** The workflows with most failures among those listed, with their exact counts over the window. */
+async function topFailing(client: Client, rows: CoreAnswer['failed']['data'], from: string, to: string) {
+  const tally = new Map<string, { uuid: string; name: string; n: number }>();
+  for (const row of rows) {
+    const entry = tally.get(row.workflowUUID) ?? { uuid: row.workflowUUID, name: row.workflowName, n: 0 };
+    entry.n += 1;
+    tally.set(row.workflowUUID, entry);
+  }
+  const top = [...tally.values()].sort((a, b) => b.n - a.n || a.name.localeCompare(b.name)).slice(0, TOP);
+  if (top.length === 0) return [];
+  const counts = await windowCounts(
+    client,
+    top.map((w) => w.uuid),
+    from,
+    to,
+  );
+  return top
+    .map((w) => ({ uuid: w.uuid, name: w.name, runs: 0, success: 0, failure: 0, ...counts.get(w.uuid) }))
+    .sort((a, b) => b.failure - a.failure || a.name.localeCompare(b.name));
+}
+
+/** Each bucket's p50 and p95, in aliased batches. */
+async function bucketDurations(client: Client, buckets: ReadonlyArray<{ from: string; to: string }>) {
+  const chunks: Array<Array<{ from: string; to: string }>> = [];
+  for (let i = 0; i < buckets.length; i += BUCKETS_PER_REQUEST)
+    chunks.push(buckets.slice(i, i + BUCKETS_PER_REQUEST));
+  const answers = await Promise.all(
+    chunks.map((chunk) => {
+      const variables = chunk.map((_, i) => `$f${i}: Time!, $t${i}: Time!`).join(', ');
+      const fields = chunk.map(
+        (_, i) => `d${i}: durationStats(input: {from: $f${i}, to: $t${i}}) { data { p50Ms p95Ms } }`,
+      );
+      return client
+        .request<Record<string, { data: { p50Ms: number | null; p95Ms: number | null } }>>(
+          `query OverviewBucketDurations(${variables}) {\n  ${fields.join('\n  ')}\n}`,
+          Object.fromEntries(
+            chunk.flatMap((b, i) => [
+              [`f${i}`, b.from],
+              [`t${i}`, b.to],
+            ]),
+          ),
+        )
+        .then((answer) => chunk.map((_, i) => answer[`d${i}`]!.data));
+    }),
+  );
+  return answers.flat();
 }
 
 /** A group rises when the later half of its window has more occurrences than the earlier half. */
@@ -39,16 +160,22 @@ function rise(activity: ReadonlyArray<{ occurrences: number }>): number {
 }
 
 export function OverviewView({ params }: { params: URLSearchParams }) {
-  const window = windowParam(params);
-  const { data, error } = useLoad(`overview:${window}`, (client) => {
-    const { from, to } = windowRange(window);
+  const window = viewWindow(params);
+  const { data, error } = useLoad(`overview:${window.key}`, (client) => {
+    const { from, to } = window.range();
     return loadOverview(client, from, to).then((result) => ({ ...result, from, to }));
   });
   const charts = useMemo(() => {
     if (!data) return undefined;
-    const x = data.buckets.map((b) => b.from);
     return {
-      x,
+      failures: [
+        {
+          label: 'failure',
+          values: data.buckets.map((b) => b.failureCount),
+          color: FAILURE_COLOR,
+          kind: 'bars',
+        },
+      ] as const,
       outcomes: [
         {
           label: 'success',
@@ -66,33 +193,28 @@ export function OverviewView({ params }: { params: URLSearchParams }) {
       durations: [
         {
           label: 'p50',
-          values: data.perBucket.map((d) => d.data.p50Ms ?? null),
+          values: data.perBucket.map((d) => d.p50Ms ?? null),
           color: P50_COLOR,
           kind: 'line',
         },
         {
           label: 'p95',
-          values: data.perBucket.map((d) => d.data.p95Ms ?? null),
+          values: data.perBucket.map((d) => d.p95Ms ?? null),
           color: P95_COLOR,
           kind: 'line',
         },
       ] as const,
     };
   }, [data]);
-  const success = data?.buckets.reduce((s, b) => s + b.successCount, 0) ?? 0;
-  const failure = data?.buckets.reduce((s, b) => s + b.failureCount, 0) ?? 0;
-  const failing = (data?.workflows ?? [])
-    .filter((w) => w.executionCountByStatus.failure > 0)
-    .sort(
-      (a, b) =>
-        b.executionCountByStatus.failure - a.executionCountByStatus.failure || a.name.localeCompare(b.name),
-    )
-    .slice(0, TOP);
-  const rising = (data?.groups.data ?? [])
+  const rising = (data?.groups?.data ?? [])
     .map((g) => ({ group: g, rise: rise(g.activity) }))
     .filter((r) => r.rise > 0)
     .sort((a, b) => b.rise - a.rise || a.group.fingerprint.localeCompare(b.group.fingerprint))
     .slice(0, TOP);
+  const kept = window.params;
+  const figures = data?.figures;
+  const select = (range: { from: string; to: string }) =>
+    navigate(href('overview', { from: range.from, to: clampToNow(range.to) }));
   return (
     <div
       data-view="overview"
@@ -102,120 +224,154 @@ export function OverviewView({ params }: { params: URLSearchParams }) {
     >
       <div class="view-head">
         <h1>Overview</h1>
-        <WindowPicker view="overview" params={params} current={window} />
+        <WindowPicker view="overview" params={params} current={window.name} />
       </div>
       <ErrorNote message={error} />
       {!data && !error && <p class="muted">Loading…</p>}
-      {data && charts && (
+      {data && charts && figures && (
         <>
+          <p class="muted small" data-window>
+            Executions started from <Time iso={data.from} /> to <Time iso={data.to} />.
+          </p>
           <div class="figures">
-            <Figure label="Executions" name="executions" value={success + failure} />
-            <Figure label="Succeeded" name="success" value={success} />
-            <Figure label="Failed" name="failure" value={failure} />
-            <Figure label="Failure rate" name="failure-rate" value={formatRate(failure, success + failure)} />
-            <Figure label="p50 duration" name="p50" value={formatDuration(data.durations.p50Ms)} />
-            <Figure label="p95 duration" name="p95" value={formatDuration(data.durations.p95Ms)} />
+            <Figure label="Executions" name="executions" value={formatCount(figures.all)} />
+            <Figure label="Succeeded" name="success" value={formatCount(figures.success)} />
+            <Figure label="Failed" name="failure" value={formatCount(figures.failure)} />
+            <Figure
+              label="Failure rate (of finished)"
+              name="failure-rate"
+              value={formatRate(figures.failure, figures.success + figures.failure)}
+            />
+            <Figure label="p50 duration" name="p50" value={formatDuration(data.durations?.p50Ms)} />
+            <Figure label="p95 duration" name="p95" value={formatDuration(data.durations?.p95Ms)} />
           </div>
           <Section title="Success and failure" id="outcomes">
             <Chart
-              label={`Successful and failed executions per bucket over the last ${window}`}
-              x={charts.x}
+              label="Successful and failed executions per bucket"
+              buckets={data.buckets}
               series={charts.outcomes}
               stacked
+              window={data}
+              asOf={data.to}
+              onSelect={select}
+            />
+            <h3 class="chart-title">Failures on their own scale</h3>
+            <Chart
+              label="Failed executions per bucket"
+              buckets={data.buckets}
+              series={charts.failures}
+              height={110}
+              window={data}
+              asOf={data.to}
+              onSelect={select}
             />
           </Section>
           <div class="columns">
             <Section title="Workflows failing most" id="failing">
-              {failing.length === 0 ? (
+              {data.failing.length === 0 ? (
                 <p class="muted">No failures in this window.</p>
               ) : (
-                <table class="data">
-                  <thead>
-                    <tr>
-                      <th scope="col">workflow</th>
-                      <th scope="col" class="num">
-                        failures
-                      </th>
-                      <th scope="col" class="num">
-                        runs
-                      </th>
-                      <th scope="col" class="num">
-                        failure rate
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {failing.map((w) => (
-                      <tr key={w.uuid} data-workflow={w.uuid}>
-                        <td>
-                          <Link href={href('workflow', { uuid: w.uuid, window })}>{w.name}</Link>
-                        </td>
-                        <td class="num" data-cell="failure">
-                          {w.executionCountByStatus.failure}
-                        </td>
-                        <td class="num" data-cell="runs">
-                          {w.executionCount}
-                        </td>
-                        <td class="num">
-                          {formatRate(
-                            w.executionCountByStatus.failure,
-                            w.executionCountByStatus.success + w.executionCountByStatus.failure,
-                          )}
-                        </td>
+                <>
+                  <table class="data">
+                    <thead>
+                      <tr>
+                        <th scope="col">workflow</th>
+                        <th scope="col" class="num">
+                          failures
+                        </th>
+                        <th scope="col" class="num">
+                          runs
+                        </th>
+                        <th scope="col" class="num">
+                          failure rate
+                        </th>
                       </tr>
-                    ))}
-                  </tbody>
-                </table>
+                    </thead>
+                    <tbody>
+                      {data.failing.map((w) => (
+                        <tr key={w.uuid} data-workflow={w.uuid}>
+                          <td>
+                            <Link href={href('workflow', { uuid: w.uuid, ...kept })}>{w.name}</Link>
+                          </td>
+                          <td class="num" data-cell="failure">
+                            <Link href={href('workflow', { uuid: w.uuid, ...kept, status: 'FAILURE' })}>
+                              {formatCount(w.failure)}
+                            </Link>
+                          </td>
+                          <td class="num" data-cell="runs">
+                            {formatCount(w.runs)}
+                          </td>
+                          <td class="num">{formatRate(w.failure, w.success + w.failure)}</td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                  {!data.ranked.complete && (
+                    <p class="muted small">
+                      Ranked by the latest {formatCount(data.ranked.of)} of {formatCount(figures.failure)}{' '}
+                      failures; each row's figures are its own over the whole window.
+                    </p>
+                  )}
+                </>
               )}
             </Section>
             <Section title="Error groups rising" id="rising">
-              {rising.length === 0 ? (
+              <ErrorNote message={data.insightError} />
+              {!data.insightError && rising.length === 0 ? (
                 <p class="muted">No error group is rising in this window.</p>
               ) : (
-                <table class="data">
-                  <thead>
-                    <tr>
-                      <th scope="col">pattern</th>
-                      <th scope="col" class="num">
-                        occurrences
-                      </th>
-                      <th scope="col">trend</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {rising.map(({ group }) => (
-                      <tr key={group.fingerprint} data-fingerprint={group.fingerprint}>
-                        <td class="pattern">
-                          <Link href={href('errors', { window, fp: group.fingerprint })}>
-                            {group.pattern}
-                          </Link>
-                        </td>
-                        <td class="num" data-cell="occurrences">
-                          {group.occurrences}
-                        </td>
-                        <td>
-                          <Sparkline
-                            values={group.activity.map((b) => b.occurrences)}
-                            label={`occurrences of ${group.pattern} over time`}
-                          />
-                        </td>
+                rising.length > 0 && (
+                  <table class="data">
+                    <thead>
+                      <tr>
+                        <th scope="col">pattern</th>
+                        <th scope="col" class="num">
+                          occurrences
+                        </th>
+                        <th scope="col">trend</th>
                       </tr>
-                    ))}
-                  </tbody>
-                </table>
+                    </thead>
+                    <tbody>
+                      {rising.map(({ group }) => (
+                        <tr key={group.fingerprint} data-fingerprint={group.fingerprint}>
+                          <td class="pattern">
+                            <Link href={href('errors', { ...kept, fp: group.fingerprint })}>
+                              {group.pattern}
+                            </Link>
+                          </td>
+                          <td class="num" data-cell="occurrences">
+                            {formatCount(group.occurrences)}
+                          </td>
+                          <td>
+                            <Sparkline
+                              values={group.activity.map((b) => b.occurrences)}
+                              label={`occurrences of ${group.pattern} over time`}
+                            />
+                          </td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                )
               )}
             </Section>
           </div>
-          <Section title="Duration p50 and p95" id="durations">
-            <Chart
-              label={`Median and 95th percentile duration per bucket over the last ${window}`}
-              x={charts.x}
-              series={charts.durations}
-              format={formatDuration}
-            />
-          </Section>
+          {!data.insightError && (
+            <Section title="Duration p50 and p95" id="durations">
+              <Chart
+                label="Median and 95th percentile duration per bucket"
+                buckets={data.buckets}
+                series={charts.durations}
+                format={formatDuration}
+                window={data}
+                asOf={data.to}
+                onSelect={select}
+              />
+            </Section>
+          )}
           <p class="muted small">
-            Window <Time iso={data.from} /> to <Time iso={data.to} />; buckets as the API chooses them.
+            Charts in buckets as the API chooses them: the first may start before the window, the last is
+            still filling.
           </p>
         </>
       )}

@@ -6,7 +6,7 @@ import { SearchBox } from '../parts/search-box.js';
 import { WindowPicker } from '../parts/window-picker.js';
 import { href, intParam, navigate } from '../route.js';
 import { useLoad } from '../session.js';
-import { formatDuration, formatRate, windowParam, windowRange } from '../time.js';
+import { clampToNow, formatCount, formatDuration, formatRate, viewWindow } from '../time.js';
 
 const STATUSES: readonly WorkflowExecutionStatus[] = [
   'SUCCESS',
@@ -16,21 +16,14 @@ const STATUSES: readonly WorkflowExecutionStatus[] = [
   'UNKNOWN',
 ];
 
-/** Execution filters as in the URL; `from`/`to` are datetime-local values in the viewer's zone. */
+/** Execution filters as in the URL; the window (`window`, or `from` and `to`) bounds them too. */
 function filters(params: URLSearchParams) {
   const status = (params.get('status') ?? '')
     .split(',')
     .filter((s): s is WorkflowExecutionStatus => STATUSES.includes(s as WorkflowExecutionStatus));
-  const instant = (name: string) => {
-    const value = params.get(name);
-    const time = value ? new Date(value) : undefined;
-    return time && !Number.isNaN(time.getTime()) ? time.toISOString() : undefined;
-  };
   return {
     status,
     q: params.get('q') ?? '',
-    from: instant('from'),
-    to: instant('to'),
     page: intParam(params, 'page', 0),
     size: Math.min(100, Math.max(1, intParam(params, 'size', 20))),
   };
@@ -43,46 +36,102 @@ function withParams(params: URLSearchParams, change: Record<string, string | num
   return href('workflow', { ...next, ...change });
 }
 
+/** An ISO instant as a datetime-local value in the viewer's zone, to the minute. */
+function localInput(iso: string): string {
+  const date = new Date(iso);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+type Count = { count: number };
+const FIGURES = `query WorkflowFigures($uuid: String!, $from: Time!, $to: Time!) {
+  workflow(input: {uuid: $uuid, from: $from}) { data { uuid name status executedAt creditUsed } }
+  all: workflowExecutions(input: {workflowUuid: $uuid, from: $from, to: $to, page: {size: 1}}) { count }
+  succeeded: workflowExecutions(input: {workflowUuid: $uuid, from: $from, to: $to, status: [SUCCESS], page: {size: 1}}) { count }
+  failed: workflowExecutions(input: {workflowUuid: $uuid, from: $from, to: $to, status: [FAILURE], page: {size: 1}}) { count }
+  workflowActivity(input: {workflowUUID: $uuid, from: $from, to: $to}) { data { from to successCount failureCount } }
+  workflowDeployments(input: {workflowUUID: $uuid, page: {size: 20}}) {
+    count data { uuid status deployedAt txHash errorMessage executionCountByStatus { success failure } }
+  }
+}`;
+interface FiguresAnswer {
+  workflow: {
+    data: {
+      uuid: string;
+      name: string;
+      status: string;
+      executedAt: string | null;
+      creditUsed: string | null;
+    };
+  };
+  all: Count;
+  succeeded: Count;
+  failed: Count;
+  workflowActivity: {
+    data: Array<{ from: string; to: string; successCount: number; failureCount: number }> | null;
+  };
+  workflowDeployments: {
+    count: number;
+    data: Array<{
+      uuid: string;
+      status: string;
+      deployedAt: string;
+      txHash: string | null;
+      errorMessage: string | null;
+      executionCountByStatus: { success: number; failure: number } | null;
+    }>;
+  };
+}
+
 export function WorkflowView({ params }: { params: URLSearchParams }) {
   const uuid = params.get('uuid') ?? '';
-  const window = windowParam(params);
+  const window = viewWindow(params, '7d');
   const f = filters(params);
-  const overview = useLoad(`workflow:${uuid}:${window}`, async (client) => {
-    const { from, to } = windowRange(window);
-    const [workflow, activity, deployments, durations, groups] = await Promise.all([
-      client.workflow({ uuid, from }),
-      client.workflowActivity({ workflowUUID: uuid, from, to }),
-      client.workflowDeployments({ workflowUUID: uuid, page: { size: 20 } }),
-      client.durationStats({ workflowUUID: uuid, from, to }),
+  const overview = useLoad(`workflow:${uuid}:${window.key}`, async (client) => {
+    const { from, to } = window.range();
+    const [figures, durations, groups] = await Promise.all([
+      client.request<FiguresAnswer>(FIGURES, { uuid, from, to }),
+      client.durationStats({ workflowUUID: uuid, from, to }).then((d) => d.data),
       client.errorGroups({ workflowUUID: uuid, from, to, page: { size: 10 } }),
     ]);
     return {
-      workflow: workflow.data,
-      activity: activity.data ?? [],
-      deployments,
-      durations: durations.data,
+      workflow: figures.workflow.data,
+      counts: { all: figures.all.count, success: figures.succeeded.count, failure: figures.failed.count },
+      activity: figures.workflowActivity.data ?? [],
+      deployments: figures.workflowDeployments,
+      durations,
       groups,
       from,
       to,
     };
   });
   const executions = useLoad(
-    `executions:${uuid}:${f.status}:${f.q}:${f.from}:${f.to}:${f.page}:${f.size}`,
-    (client) =>
-      client.workflowExecutions({
+    `executions:${uuid}:${window.key}:${f.status}:${f.q}:${f.page}:${f.size}`,
+    async (client) => {
+      const { from, to } = window.range();
+      const answer = await client.workflowExecutions({
         workflowUuid: uuid,
         status: f.status.length ? f.status : undefined,
         search: f.q || undefined,
-        from: f.from,
-        to: f.to,
+        from,
+        to,
         page: { number: f.page, size: f.size },
-      }),
+      });
+      return { ...answer, from, to };
+    },
   );
   const data = overview.data;
   const chart = useMemo(
     () =>
       data && {
-        x: data.activity.map((b) => b.from),
+        failures: [
+          {
+            label: 'failure',
+            values: data.activity.map((b) => b.failureCount),
+            color: FAILURE_COLOR,
+            kind: 'bars',
+          },
+        ] as const,
         series: [
           {
             label: 'success',
@@ -104,7 +153,22 @@ export function WorkflowView({ params }: { params: URLSearchParams }) {
     const next = f.status.includes(status) ? f.status.filter((s) => s !== status) : [...f.status, status];
     navigate(withParams(params, { status: next.join(','), page: undefined }));
   };
-  const counts = data?.workflow.executionCountByStatus;
+  const counts = data?.counts;
+  const select = (range: { from: string; to: string }) =>
+    navigate(
+      withParams(params, { window: undefined, from: range.from, to: clampToNow(range.to), page: undefined }),
+    );
+  // Deployments already read are drawn as markers (the verdicts of contract section 7 will add to them).
+  const markers = useMemo(
+    () =>
+      data?.deployments.data.map((d) => ({
+        at: d.deployedAt,
+        label: `deployment ${d.status} ${d.deployedAt}`,
+        tone: d.status === 'FAILED' ? ('bad' as const) : undefined,
+      })),
+    [data],
+  );
+  const kept = window.params;
   return (
     <div
       data-view="workflow"
@@ -114,35 +178,60 @@ export function WorkflowView({ params }: { params: URLSearchParams }) {
     >
       <div class="view-head">
         <h1>
-          <Link href={href('workflows')} class="crumb">
+          <Link href={href('workflows', kept)} class="crumb">
             Workflows
           </Link>{' '}
           / {data?.workflow.name ?? uuid}
         </h1>
-        <WindowPicker view="workflow" params={params} current={window} />
+        <WindowPicker view="workflow" params={params} current={window.name} />
       </div>
       <ErrorNote message={overview.error} />
       {!data && !overview.error && <p class="muted">Loading…</p>}
       {data && chart && counts && (
         <>
+          <p class="muted small" data-window>
+            Executions started from <Time iso={data.from} /> to <Time iso={data.to} />.
+          </p>
           <div class="figures">
             <Figure label="Status" name="status" value={<Status value={data.workflow.status} />} />
-            <Figure label={`Runs in ${window}`} name="executions" value={data.workflow.executionCount} />
-            <Figure label="Failed" name="failure" value={counts.failure} />
+            <Figure label="Executions" name="executions" value={formatCount(counts.all)} />
+            <Figure label="Succeeded" name="success" value={formatCount(counts.success)} />
+            <Figure label="Failed" name="failure" value={formatCount(counts.failure)} />
             <Figure
-              label="Failure rate"
+              label="Failure rate (of finished)"
               name="failure-rate"
               value={formatRate(counts.failure, counts.success + counts.failure)}
             />
-            <Figure label="Credits" name="credits" value={data.workflow.creditUsed ?? '–'} />
+            {window.name && (
+              <Figure
+                label="Credits"
+                name="credits"
+                value={data.workflow.creditUsed ? `${data.workflow.creditUsed} credits` : '–'}
+              />
+            )}
             <Figure label="Last run" name="last-run" value={<Time iso={data.workflow.executedAt} />} />
           </div>
           <Section title="Activity" id="activity">
             <Chart
               label={`Successful and failed executions of ${data.workflow.name} per bucket`}
-              x={chart.x}
+              buckets={data.activity}
               series={chart.series}
               stacked
+              window={data}
+              asOf={data.to}
+              onSelect={select}
+              markers={markers}
+            />
+            <h3 class="chart-title">Failures on their own scale</h3>
+            <Chart
+              label={`Failed executions of ${data.workflow.name} per bucket`}
+              buckets={data.activity}
+              series={chart.failures}
+              height={110}
+              window={data}
+              asOf={data.to}
+              onSelect={select}
+              markers={markers}
             />
           </Section>
           <div class="columns">
@@ -177,7 +266,7 @@ export function WorkflowView({ params }: { params: URLSearchParams }) {
                   {data.groups.data.map((g) => (
                     <li key={g.fingerprint} data-fingerprint={g.fingerprint}>
                       <Link
-                        href={href('errors', { window, fp: g.fingerprint, workflow: uuid })}
+                        href={href('errors', { ...kept, fp: g.fingerprint, workflow: uuid })}
                         class="pattern"
                       >
                         {g.pattern}
@@ -232,20 +321,38 @@ export function WorkflowView({ params }: { params: URLSearchParams }) {
             <span>Started from</span>
             <input
               type="datetime-local"
-              value={params.get('from') ?? ''}
-              onChange={(e) =>
-                navigate(withParams(params, { from: (e.target as HTMLInputElement).value, page: undefined }))
-              }
+              value={data ? localInput(data.from) : ''}
+              onChange={(e) => {
+                const value = (e.target as HTMLInputElement).value;
+                if (value && data)
+                  navigate(
+                    withParams(params, {
+                      window: undefined,
+                      from: new Date(value).toISOString(),
+                      to: data.to,
+                      page: undefined,
+                    }),
+                  );
+              }}
             />
           </label>
           <label>
             <span>to</span>
             <input
               type="datetime-local"
-              value={params.get('to') ?? ''}
-              onChange={(e) =>
-                navigate(withParams(params, { to: (e.target as HTMLInputElement).value, page: undefined }))
-              }
+              value={data ? localInput(data.to) : ''}
+              onChange={(e) => {
+                const value = (e.target as HTMLInputElement).value;
+                if (value && data)
+                  navigate(
+                    withParams(params, {
+                      window: undefined,
+                      from: data.from,
+                      to: new Date(value).toISOString(),
+                      page: undefined,
+                    }),
+                  );
+              }}
             />
           </label>
           <SearchBox
@@ -256,8 +363,8 @@ export function WorkflowView({ params }: { params: URLSearchParams }) {
         </form>
         <ErrorNote message={executions.error} />
         {executions.data && (
-          <>
-            <ExecutionTable rows={executions.data.data} />
+          <div data-executions-from={executions.data.from} data-executions-to={executions.data.to}>
+            <ExecutionTable rows={executions.data.data} keep={kept} />
             <Pager
               page={f.page}
               size={f.size}
@@ -265,7 +372,7 @@ export function WorkflowView({ params }: { params: URLSearchParams }) {
               noun="executions"
               hrefOf={(page) => withParams(params, { page: page || undefined })}
             />
-          </>
+          </div>
         )}
       </Section>
     </div>
@@ -274,6 +381,8 @@ export function WorkflowView({ params }: { params: URLSearchParams }) {
 
 type ExecutionRow = {
   uuid: string;
+  workflowUUID?: string;
+  workflowName?: string;
   id: string;
   status: string;
   startedAt: string;
@@ -282,7 +391,17 @@ type ExecutionRow = {
   errors?: ReadonlyArray<{ error: string; count: number } | null> | null;
 };
 
-export function ExecutionTable({ rows }: { rows: readonly ExecutionRow[] }) {
+export function ExecutionTable({
+  rows,
+  keep = {},
+  withWorkflow,
+}: {
+  rows: readonly ExecutionRow[];
+  /** The window to carry into each execution's page (its way back keeps it). */
+  keep?: Record<string, string | undefined>;
+  /** Shows each execution's workflow (lists across workflows). */
+  withWorkflow?: boolean;
+}) {
   if (rows.length === 0) return <p class="muted">No execution matches.</p>;
   return (
     <div class="table-wrap">
@@ -290,6 +409,7 @@ export function ExecutionTable({ rows }: { rows: readonly ExecutionRow[] }) {
         <thead>
           <tr>
             <th scope="col">execution</th>
+            {withWorkflow && <th scope="col">workflow</th>}
             <th scope="col">status</th>
             <th scope="col">started</th>
             <th scope="col" class="num">
@@ -305,8 +425,17 @@ export function ExecutionTable({ rows }: { rows: readonly ExecutionRow[] }) {
           {rows.map((e) => (
             <tr key={e.uuid} data-execution={e.uuid}>
               <td class="mono">
-                <Link href={href('execution', { uuid: e.uuid })}>{e.id}</Link>
+                <Link href={href('execution', { uuid: e.uuid, ...keep })}>{e.id}</Link>
               </td>
+              {withWorkflow && (
+                <td>
+                  {e.workflowUUID ? (
+                    <Link href={href('workflow', { uuid: e.workflowUUID, ...keep })}>{e.workflowName}</Link>
+                  ) : (
+                    e.workflowName
+                  )}
+                </td>
+              )}
               <td>
                 <Status value={e.status} />
               </td>

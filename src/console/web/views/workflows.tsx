@@ -1,12 +1,12 @@
-import { windowCounts } from '../../../cli/commands/workflows/window-counts.js';
 import type { SortingOrder, WorkflowOrderByField } from '../../../client/index.js';
+import type { Client } from '../api.js';
+import { windowCounts } from '../counts.js';
 import { ErrorNote, Link, Pager, RunStrip, Status, Time } from '../parts/basics.js';
 import { SearchBox } from '../parts/search-box.js';
 import { href, intParam, navigate } from '../route.js';
 import { useLoad } from '../session.js';
-import { formatRate } from '../time.js';
+import { formatCount, formatRate, keepWindow, viewWindow } from '../time.js';
 
-const DAY_MS = 86_400_000;
 const STRIP_RUNS = 20;
 const FIELDS: readonly WorkflowOrderByField[] = ['NAME', 'STATUS', 'EXECUTED_AT'];
 
@@ -16,6 +16,8 @@ export interface WorkflowsState {
   readonly order: SortingOrder;
   readonly page: number;
   readonly size: number;
+  /** The window of the runs and failure-rate columns, as the address carries it. */
+  readonly keep: Record<string, string | undefined>;
 }
 
 export function workflowsState(params: URLSearchParams): WorkflowsState {
@@ -26,12 +28,14 @@ export function workflowsState(params: URLSearchParams): WorkflowsState {
     order: params.get('order') === 'ASC' ? 'ASC' : 'DESC',
     page: intParam(params, 'page', 0),
     size: Math.min(100, Math.max(1, intParam(params, 'size', 20))),
+    keep: keepWindow(params),
   };
 }
 
 function link(state: WorkflowsState, change: Partial<WorkflowsState>): string {
   const s = { ...state, ...change };
   return href('workflows', {
+    ...s.keep,
     search: s.search,
     sort: s.sort,
     order: s.sort ? s.order : undefined,
@@ -40,37 +44,61 @@ function link(state: WorkflowsState, change: Partial<WorkflowsState>): string {
   });
 }
 
+type Run = { uuid: string; status: string; startedAt: string };
+
+/** Each workflow's latest runs, 30 workflows an aliased request. */
+async function latestRuns(client: Client, uuids: readonly string[]): Promise<Map<string, Run[]>> {
+  const chunks: string[][] = [];
+  for (let i = 0; i < uuids.length; i += 30) chunks.push(uuids.slice(i, i + 30));
+  const answers = await Promise.all(
+    chunks.map(async (chunk) => {
+      const variables = chunk.map((_, i) => `$w${i}: String!`).join(', ');
+      const fields = chunk.map(
+        (_, i) =>
+          `r${i}: workflowExecutions(input: {workflowUuid: $w${i}, page: {size: ${STRIP_RUNS}}}) { data { uuid status startedAt } }`,
+      );
+      const answer = await client.request<Record<string, { data: Run[] }>>(
+        `query LatestRuns(${variables}) {\n  ${fields.join('\n  ')}\n}`,
+        Object.fromEntries(chunk.map((uuid, i) => [`w${i}`, uuid])),
+      );
+      return chunk.map((uuid, i) => [uuid, answer[`r${i}`]?.data ?? []] as const);
+    }),
+  );
+  return new Map(answers.flat());
+}
+
 export function WorkflowsView({ params }: { params: URLSearchParams }) {
   const state = workflowsState(params);
-  const { data, error } = useLoad(`workflows:${params}`, async (client) => {
-    const since = new Date(Date.now() - DAY_MS).toISOString();
+  const window = viewWindow(params);
+  const { data, error } = useLoad(`workflows:${params}:${window.key}`, async (client) => {
+    const { from, to } = window.range();
     const page = await client.workflows({
       search: state.search || undefined,
       orderBy: state.sort ? { field: state.sort, order: state.order } : undefined,
       page: { number: state.page, size: state.size },
     });
-    // The page's 24 h counts in one aliased request (as `wfapi workflows` reads them), beside
-    // each row's latest runs.
-    const [days, rows] = await Promise.all([
+    // The page's counts over the window in aliased requests, beside each row's latest runs.
+    const [counts, runs] = await Promise.all([
       windowCounts(
         client,
         page.data.map((workflow) => workflow.uuid),
-        new Date(since),
+        from,
+        to,
       ),
-      Promise.all(
-        page.data.map(async (workflow) => {
-          const runs = await client.workflowExecutions({
-            workflowUuid: workflow.uuid,
-            page: { size: STRIP_RUNS },
-          });
-          return { workflow, runs: runs.data };
-        }),
+      latestRuns(
+        client,
+        page.data.map((workflow) => workflow.uuid),
       ),
     ]);
     return {
       count: page.count,
-      rows: rows.map((row) => ({ ...row, day: days.get(row.workflow.uuid)! })),
-      since,
+      rows: page.data.map((workflow) => ({
+        workflow,
+        runs: runs.get(workflow.uuid) ?? [],
+        day: counts.get(workflow.uuid)!,
+      })),
+      from,
+      to,
     };
   });
   const sortHeader = (field: WorkflowOrderByField, label: string) => {
@@ -86,7 +114,12 @@ export function WorkflowsView({ params }: { params: URLSearchParams }) {
     );
   };
   return (
-    <div data-view="workflows" data-since={data?.since} data-complete={data ? 'true' : undefined}>
+    <div
+      data-view="workflows"
+      data-from={data?.from}
+      data-to={data?.to}
+      data-complete={data ? 'true' : undefined}
+    >
       <div class="view-head">
         <h1>Workflows</h1>
         <SearchBox
@@ -107,10 +140,10 @@ export function WorkflowsView({ params }: { params: URLSearchParams }) {
                   {sortHeader('STATUS', 'status')}
                   {sortHeader('EXECUTED_AT', 'last run')}
                   <th scope="col" class="num">
-                    runs 24 h
+                    runs {window.name ?? 'in range'}
                   </th>
                   <th scope="col" class="num">
-                    failure rate 24 h
+                    failure rate {window.name ?? 'in range'}
                   </th>
                   <th scope="col">latest runs</th>
                   <th scope="col" class="num">
@@ -122,7 +155,9 @@ export function WorkflowsView({ params }: { params: URLSearchParams }) {
                 {data.rows.map(({ workflow, day, runs }) => (
                   <tr key={workflow.uuid} data-workflow={workflow.uuid}>
                     <td>
-                      <Link href={href('workflow', { uuid: workflow.uuid })}>{workflow.name}</Link>
+                      <Link href={href('workflow', { uuid: workflow.uuid, ...state.keep })}>
+                        {workflow.name}
+                      </Link>
                     </td>
                     <td>
                       <Status value={workflow.status} />
@@ -131,7 +166,7 @@ export function WorkflowsView({ params }: { params: URLSearchParams }) {
                       <Time iso={workflow.executedAt} short />
                     </td>
                     <td class="num" data-cell="runs">
-                      {day.executionCount}
+                      {formatCount(day.runs)}
                     </td>
                     <td class="num" data-cell="failure-rate">
                       {formatRate(day.failure, day.success + day.failure)}
