@@ -27,7 +27,7 @@ export const anomaliesResolvers: Resolvers = {
   Query: {
     anomalies: async (_parent, { input }, ctx) => {
       const { db, organizationId } = ctx;
-      const now = Date.now();
+      const now = ctx.now();
       const window = windowOf(input, now);
       // The bucket count is checked by arithmetic before any bucket is made (time-window.ts).
       const buckets = activityBuckets(window);

@@ -56,7 +56,7 @@ export const deploymentImpactResolvers: Resolvers = {
         throw notFound('workflow not found');
       const { rows, count } = await deploymentsAsked(db, organizationId, workflowUuid, input);
       if (rows.length === 0) return { data: [], count };
-      const now = Date.now();
+      const now = ctx.now();
       const previous = await previousDeployedAt(
         db,
         organizationId,
