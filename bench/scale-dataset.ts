@@ -29,7 +29,7 @@
  * (execution_changes) is not repeated: no read of the mix uses it.
  *
  * `--verify` proves that on a small dataset: it copies the result once more, recounts every rollup
- * of the copy from its raw rows with migration 0003 (the code ingestion uses), and compares the
+ * of the copy from its raw rows with src/ingest/recount.ts (the code ingestion uses), and compares the
  * two table by table (5,000 executions times 3: every rollup row equal).
  *
  * The raw tables' keys and indexes are dropped before the bulk insert and built again after it
