@@ -38,13 +38,16 @@ describe('wfapi mcp: the same tools over stdio, through a running server', () =>
       const local = (await stdio.listTools()).tools.map((tool) => tool.name);
       const remote = (await http.listTools()).tools.map((tool) => tool.name);
       assert.deepEqual(local, remote);
-      assert.equal(local.length, 8);
+      assert.equal(local.length, 11);
       for (const [name, args] of [
         ['list_workflows', {}],
         ['get_execution', { uuid: incident.firstFailureUuid }],
         ['error_groups', { workflow: incident.workflowName, ...WINDOW }],
         ['search_logs', { query: 'reverted', ...WINDOW }],
         ['find_executions', { workflow: incident.workflowName, ...WINDOW }],
+        ['deployment_impact', { workflow: incident.workflowName }],
+        ['anomalies', { workflow: incident.workflowName, ...WINDOW }],
+        ['service_levels', {}],
       ] as const) {
         assert.deepEqual(
           (await callOk(stdio, name, args)).structured,

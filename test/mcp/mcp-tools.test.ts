@@ -7,7 +7,7 @@ import { dataOf } from '../read-api/graphql-assertions.js';
 import { callError, callOk, connectHttp } from './mcp-client.js';
 import { buildIncident, HOUR, iso, T0, WINDOW } from './mcp-data.js';
 
-const READ_TOOLS = [
+const TOOLS = [
   'list_workflows',
   'workflow_health',
   'find_executions',
@@ -16,6 +16,9 @@ const READ_TOOLS = [
   'search_logs',
   'duration_stats',
   'capability_stats',
+  'deployment_impact',
+  'anomalies',
+  'service_levels',
 ];
 
 describe('MCP over Streamable HTTP: the tools answer what /graphql answers', () => {
@@ -23,14 +26,14 @@ describe('MCP over Streamable HTTP: the tools answer what /graphql answers', () 
   const gql = async (key: string, query: string, input: Record<string, unknown>) =>
     dataOf(await ctx.server.gql(key, query, { input }));
 
-  it('lists the read tools, read-only with input and output schemas, the resources and the investigate prompt', async () => {
+  it('lists the read and verdict tools, read-only with input and output schemas, the resources and the investigate prompt', async () => {
     const tenant = await createTenant(ctx.db);
     const client = await connectHttp(ctx.server.url, tenant.key);
     try {
       const { tools } = await client.listTools();
       assert.deepEqual(
         tools.map((tool) => tool.name),
-        READ_TOOLS,
+        TOOLS,
       );
       for (const tool of tools) {
         assert.equal(tool.annotations?.readOnlyHint, true, tool.name);
@@ -38,9 +41,6 @@ describe('MCP over Streamable HTTP: the tools answer what /graphql answers', () 
         assert.equal(tool.inputSchema.type, 'object', tool.name);
         assert.equal(tool.outputSchema?.type, 'object', tool.name);
       }
-      // The verdict tools wait for their queries (contract section 7), absent from this schema.
-      for (const name of ['deployment_impact', 'anomalies', 'service_levels'])
-        assert.ok(!tools.some((tool) => tool.name === name));
       const { resourceTemplates } = await client.listResourceTemplates();
       assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate).sort(), [
         'wfapi://executions/{uuid}',
@@ -306,16 +306,29 @@ describe('MCP over Streamable HTTP: the tools answer what /graphql answers', () 
         arguments: { subject: incident.workflowName },
       });
       const text = (prompt.messages[0]!.content as { text: string }).text;
-      for (const step of [
+      const steps = [
         'workflow_health',
         'error_groups',
         'capability_stats',
+        'deployment_impact',
         'find_executions',
         'search_logs',
-      ])
-        assert.match(text, new RegExp(step));
+        'anomalies',
+        'service_levels',
+      ];
+      const at = steps.map((step) => text.indexOf(`Call ${step}`));
+      assert.ok(
+        at.every((index) => index >= 0),
+        `every step is named: ${steps.filter((_, i) => at[i]! < 0)}`,
+      );
+      assert.deepEqual(
+        [...at].sort((a, b) => a - b),
+        at,
+        'in the order of the investigation',
+      );
       assert.match(text, /failing since when/);
-      assert.doesNotMatch(text, /deployment_impact/, 'a tool the server lacks is not suggested');
+      // With deployment_impact offered, the manual comparison of deployments is not suggested.
+      assert.doesNotMatch(text, /prime suspect/);
     } finally {
       await client.close();
     }
