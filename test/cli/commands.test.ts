@@ -192,7 +192,9 @@ describe('the wfapi client commands', () => {
     );
     const text = await runCli(['deployments', data.workflows[2]!.uuid as string], env());
     assert.match(text.stdout, /FAILED .*binary rejected/);
-    assert.match(text.stdout, /2 deployments\n$/);
+    // Each deployment with its verdict (too few executions on either side here), then the count.
+    assert.match(text.stdout, /ACTIVE .* INSUFFICIENT_DATA /);
+    assert.match(text.stdout, /\n2 deployments\n/);
   });
 
   it('lists executions newest first with every filter and a limit', async () => {
