@@ -37,7 +37,8 @@ const str = (env: Env, name: string): string | undefined => {
 };
 
 const grouped = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-const isInteger = (value: unknown): value is number => Number.isInteger(value);
+/** A number an override may set: tests use fractions (a rate of 0.001 a second) the environment cannot. */
+const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 const isString = (value: unknown) => typeof value === 'string';
 const isOptional = (check: (value: unknown) => boolean) => (value: unknown) =>
   value === undefined || check(value);
@@ -64,7 +65,7 @@ function int(
       }
       return value;
     },
-    accepts: isInteger,
+    accepts: isNumber,
   };
 }
 
@@ -79,7 +80,7 @@ function optionalInt(
     ...setting,
     shownDefault,
     read: (env) => (str(env, variable) === undefined ? undefined : setting.read(env)),
-    accepts: isOptional(isInteger),
+    accepts: isOptional(isNumber),
   };
 }
 
