@@ -100,6 +100,12 @@ const PROBES: Record<string, (ids: Ids) => Input[]> = {
     { ...WINDOW, query: ids.logPhrase, workflowUUID: ids.workflowUuid },
     { ...WINDOW, query: ids.logPhrase, nodeID: 'node-1' },
   ],
+  deploymentImpact: (ids) => [
+    { workflowUUID: ids.workflowUuid },
+    { workflowUUID: ids.workflowUuid, deploymentUUID: ids.deploymentUuid },
+  ],
+  anomalies: (ids) => [WINDOW, { ...WINDOW, workflowUUID: ids.workflowUuid }],
+  serviceLevels: (ids) => [{}, { workflowUUID: ids.workflowUuid }],
 };
 
 /** Ids that no organization has. */
