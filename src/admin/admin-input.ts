@@ -1,5 +1,7 @@
 /** Checks of operator input shared by the admin services. */
-import { badInput } from '../errors.js';
+import type { Queryable } from '../db/database.js';
+import { badInput, notFound } from '../errors.js';
+import { findOrganization } from '../modules/accounts/accounts.store.js';
 import { normalizeUuid } from '../modules/shared/uuid.js';
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it rejects
@@ -21,4 +23,11 @@ export function uuidOf(name: string, value: string): string {
       throw badInput(`${name} must be a uuid`);
     })()
   );
+}
+
+/** `organizationId` of operator input, as a uuid of an organization that exists; NOT_FOUND otherwise. */
+export async function knownOrganizationId(db: Queryable, organizationId: string): Promise<string> {
+  const id = uuidOf('organizationId', organizationId);
+  if (!(await findOrganization(db, id))) throw notFound('organization not found');
+  return id;
 }

@@ -7,7 +7,6 @@ import type { Queryable } from '../db/database.js';
 import type { MemberRow, OrganizationRow } from '../db/tables.js';
 import { badInput, notFound } from '../errors.js';
 import {
-  findOrganization,
   insertMember,
   insertOrganization,
   listMembers,
@@ -26,7 +25,7 @@ import {
   type OrganizationRestrictionStatus,
   OrganizationRestrictionStatusValues,
 } from '../schema/schema-types.generated.js';
-import { label, uuidOf } from './admin-input.js';
+import { knownOrganizationId, label, uuidOf } from './admin-input.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -130,8 +129,7 @@ export async function revokeKey(db: Queryable, input: { id: string }): Promise<A
 
 /** The keys of an organization; an unknown organization is NOT_FOUND rather than an empty list. */
 export async function apiKeysOf(db: Queryable, input: { organizationId: string }): Promise<ApiKeyRow[]> {
-  const organizationId = uuidOf('organizationId', input.organizationId);
-  if (!(await findOrganization(db, organizationId))) throw notFound('organization not found');
+  const organizationId = await knownOrganizationId(db, input.organizationId);
   return listApiKeys(db, organizationId);
 }
 
@@ -141,7 +139,6 @@ export function organizationsOf(db: Queryable): Promise<OrganizationRow[]> {
 
 /** The members of an organization; an unknown organization is NOT_FOUND rather than an empty list. */
 export async function membersOf(db: Queryable, input: { organizationId: string }): Promise<MemberRow[]> {
-  const organizationId = uuidOf('organizationId', input.organizationId);
-  if (!(await findOrganization(db, organizationId))) throw notFound('organization not found');
+  const organizationId = await knownOrganizationId(db, input.organizationId);
   return listMembers(db, organizationId);
 }

@@ -3,7 +3,7 @@
  * operator's input, then the store. Every refusal is BAD_USER_INPUT naming the field.
  */
 import { randomUUID } from 'node:crypto';
-import { label, uuidOf } from '../admin/admin-input.js';
+import { knownOrganizationId, label, uuidOf } from '../admin/admin-input.js';
 import type {
   CreateAlertRuleInput,
   UpdateAlertRuleInput,
@@ -13,7 +13,6 @@ import type { Config } from '../config.js';
 import type { Queryable } from '../db/database.js';
 import type { AlertRuleRow, WebhookDeliveryRow } from '../db/tables.js';
 import { badInput, notFound } from '../errors.js';
-import { findOrganization } from '../modules/accounts/accounts.store.js';
 import { parseDuration } from '../modules/shared/duration.js';
 import { WorkflowExecutionClassifiedStatusValues } from '../schema/schema-types.generated.js';
 import {
@@ -126,8 +125,7 @@ export async function createAlertRule(
   config: Config,
   input: CreateAlertRuleInput,
 ): Promise<CreatedRule> {
-  const organizationId = uuidOf('organizationId', input.organizationId);
-  if (!(await findOrganization(db, organizationId))) throw notFound('organization not found');
+  const organizationId = await knownOrganizationId(db, input.organizationId);
   const url = await checkReceiverUrl('url', input.url, config.alerts.allowPrivate);
   let signingSecret: string | null = null;
   let secretBox: Buffer | null = null;
@@ -207,8 +205,7 @@ export async function alertRulesOf(
   db: Queryable,
   input: { organizationId: string },
 ): Promise<AlertRuleRow[]> {
-  const organizationId = uuidOf('organizationId', input.organizationId);
-  if (!(await findOrganization(db, organizationId))) throw notFound('organization not found');
+  const organizationId = await knownOrganizationId(db, input.organizationId);
   return listRules(db, organizationId);
 }
 
@@ -216,8 +213,7 @@ export async function webhookDeliveriesOf(
   db: Queryable,
   input: WebhookDeliveriesInput,
 ): Promise<WebhookDeliveryRow[]> {
-  const organizationId = uuidOf('organizationId', input.organizationId);
-  if (!(await findOrganization(db, organizationId))) throw notFound('organization not found');
+  const organizationId = await knownOrganizationId(db, input.organizationId);
   const limit = input.limit ?? 50;
   if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw badInput('limit must be between 1 and 500');
   return listDeliveries(db, {

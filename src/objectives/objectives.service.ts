@@ -3,7 +3,7 @@
  * operator's input, then the store. Every refusal is BAD_USER_INPUT naming the field.
  */
 import { randomUUID } from 'node:crypto';
-import { label, uuidOf } from '../admin/admin-input.js';
+import { knownOrganizationId, label, uuidOf } from '../admin/admin-input.js';
 import type {
   CreateServiceLevelObjectiveInput,
   UpdateServiceLevelObjectiveInput,
@@ -11,7 +11,6 @@ import type {
 import type { Queryable } from '../db/database.js';
 import type { ServiceLevelObjectiveRow } from '../db/tables.js';
 import { badInput, notFound } from '../errors.js';
-import { findOrganization } from '../modules/accounts/accounts.store.js';
 import {
   deleteObjective,
   findObjective,
@@ -75,8 +74,7 @@ export async function createServiceLevelObjective(
   db: Queryable,
   input: CreateServiceLevelObjectiveInput,
 ): Promise<ServiceLevelObjectiveRow> {
-  const organizationId = uuidOf('organizationId', input.organizationId);
-  if (!(await findOrganization(db, organizationId))) throw notFound('organization not found');
+  const organizationId = await knownOrganizationId(db, input.organizationId);
   const shape = {
     indicator: indicator(input.indicator),
     threshold_ms: input.thresholdMs == null ? null : thresholdBound(input.thresholdMs),
@@ -130,7 +128,6 @@ export async function serviceLevelObjectivesOf(
   db: Queryable,
   input: { organizationId: string },
 ): Promise<ServiceLevelObjectiveRow[]> {
-  const organizationId = uuidOf('organizationId', input.organizationId);
-  if (!(await findOrganization(db, organizationId))) throw notFound('organization not found');
+  const organizationId = await knownOrganizationId(db, input.organizationId);
   return listObjectives(db, organizationId);
 }
