@@ -45,19 +45,23 @@ export const SECTIONS: readonly GeneratedSection[] = [errorsTable, configuration
 const startMarker = (name: string) => `<!-- generated: ${name} (npm run gen:docs) -->`;
 const endMarker = (name: string) => `<!-- end generated: ${name} -->`;
 
+/** Where the section's text lies between its markers, or undefined when they are missing. */
+function locate(document: string, section: GeneratedSection): { from: number; to: number } | undefined {
+  const start = document.indexOf(startMarker(section.name));
+  const to = document.indexOf(endMarker(section.name));
+  if (start < 0 || to < start) return undefined;
+  return { from: start + startMarker(section.name).length, to };
+}
+
 /** The section's text as the file holds it now, or undefined when the markers are missing. */
 export function currentText(document: string, section: GeneratedSection): string | undefined {
-  const start = document.indexOf(startMarker(section.name));
-  const end = document.indexOf(endMarker(section.name));
-  if (start < 0 || end < start) return undefined;
-  return document.slice(start + startMarker(section.name).length, end).trim();
+  const at = locate(document, section);
+  return at && document.slice(at.from, at.to).trim();
 }
 
 /** `document` with the section replaced by what it renders now. */
 export function withSection(document: string, section: GeneratedSection): string {
-  const start = document.indexOf(startMarker(section.name));
-  const end = document.indexOf(endMarker(section.name));
-  if (start < 0 || end < start)
-    throw new Error(`${section.file} has no markers for the ${section.name} section`);
-  return `${document.slice(0, start)}${startMarker(section.name)}\n${section.render()}\n${document.slice(end)}`;
+  const at = locate(document, section);
+  if (!at) throw new Error(`${section.file} has no markers for the ${section.name} section`);
+  return `${document.slice(0, at.from)}\n${section.render()}\n${document.slice(at.to)}`;
 }
