@@ -28,3 +28,17 @@ export function integerOption(min: number) {
     return value;
   };
 }
+
+/** A commander parser for any finite number (`--target 0.99`); its bounds are the server's to check. */
+export function number(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed)) throw new InvalidArgumentError('expected a number');
+  return parsed;
+}
+
+/** A commander parser for any integer (`--period-days 28`); its bounds are the server's to check. */
+export function integer(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed)) throw new InvalidArgumentError('expected an integer');
+  return parsed;
+}

@@ -1,10 +1,11 @@
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import {
   AlertConditionValues,
   AlertTargetValues,
   WebhookDeliveryStatusValues,
 } from '../../../admin/admin-types.generated.js';
 import { type AdminFlags, adminSubcommand, connectionOf, printResult } from '../../admin-command.js';
+import { integer, number } from '../../option-parsers.js';
 import {
   createAlertRule,
   deleteAlertRule,
@@ -19,18 +20,6 @@ import {
   renderRules,
   updateAlertRule,
 } from './main.js';
-
-function number(value: string): number {
-  const parsed = Number(value);
-  if (!Number.isFinite(parsed)) throw new InvalidArgumentError('expected a number');
-  return parsed;
-}
-
-function integer(value: string): number {
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed)) throw new InvalidArgumentError('expected an integer');
-  return parsed;
-}
 
 interface RuleFlags extends AdminFlags {
   name?: string;

@@ -2,6 +2,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import { ServiceLevelIndicatorValues } from '../../../admin/admin-types.generated.js';
 import { type AdminFlags, adminSubcommand, connectionOf, printResult } from '../../admin-command.js';
 import { type ConnectionOptions, withClient, withConnectionOptions } from '../../client-options.js';
+import { integer, number } from '../../option-parsers.js';
 import { stdoutPalette } from '../../render/colors.js';
 import { writeJson, writeText } from '../../render/output.js';
 import {
@@ -15,18 +16,6 @@ import {
   renderStatus,
   updateObjective,
 } from './main.js';
-
-function number(value: string): number {
-  const parsed = Number(value);
-  if (!Number.isFinite(parsed)) throw new InvalidArgumentError('expected a number');
-  return parsed;
-}
-
-function integer(value: string): number {
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed)) throw new InvalidArgumentError('expected an integer');
-  return parsed;
-}
 
 interface ObjectiveFlags extends AdminFlags {
   name?: string;
