@@ -1,5 +1,6 @@
 // A node:test reporter that counts every test of a run and writes one JSON line at its end:
-// {"passed":N,"failed":N,"skipped":N}. scripts/test.mjs gives it a file of its own
+// {"passed":N,"failed":N,"skipped":N,"files":{path:ms}}, the files' times being the sum of their
+// top-level tests' and suites' durations (what `npm test` lists as the slowest files). scripts/test.mjs gives it a file of its own
 // (--test-reporter-destination) beside the spec reporter on stdout, so the counts never depend on
 // how long the printed output is.
 //
@@ -15,9 +16,14 @@ export default async function* countTests(source) {
   const counts = { passed: 0, failed: 0, skipped: 0 };
   /** Per file, per depth: failures seen below the node at that depth that has not ended yet. */
   const pendingByFile = new Map();
+  /** Per file, the milliseconds its top-level tests and suites took. */
+  const files = {};
   for await (const event of source) {
     if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
     const { data } = event;
+    if (data.nesting === 0 && data.file) {
+      files[data.file] = (files[data.file] ?? 0) + Math.round(data.details?.duration_ms ?? 0);
+    }
     const pending = pendingByFile.get(data.file) ?? [];
     pendingByFile.set(data.file, pending);
     const depth = data.nesting;
@@ -36,5 +42,5 @@ export default async function* countTests(source) {
       for (let d = 0; d < depth; d += 1) pending[d] = (pending[d] ?? 0) + 1;
     }
   }
-  yield `${JSON.stringify(counts)}\n`;
+  yield `${JSON.stringify({ ...counts, files })}\n`;
 }

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // Runs the whole suite on the embedded database, then on PostgreSQL when TEST_DATABASE_URL is set.
-// Usage: npm test [-- test/some.test.ts ...]
-import { spawn } from 'node:child_process';
+// Usage: npm test [-- [--db=pglite|postgres] test/some.test.ts ...]
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const COUNTS_REPORTER = fileURLToPath(new URL('./test-counts.mjs', import.meta.url));
@@ -17,16 +17,28 @@ function testFiles(dir) {
   });
 }
 
-const files = process.argv.slice(2).length ? process.argv.slice(2) : testFiles('test').sort();
+const args = process.argv.slice(2);
+/** `--db=pglite` or `--db=postgres` runs the files on that database alone. */
+const onlyDb = args.find((arg) => arg.startsWith('--db='))?.slice('--db='.length);
+const named = args.filter((arg) => !arg.startsWith('--db='));
+const files = named.length ? named : testFiles('test').sort();
 /**
  * Files that assert a latency bound (`// test: alone` in their first lines) run after the others,
  * one at a time, so that no other test file shares the machine's cores while they measure.
  */
-const isAlone = (file) => /^\/\/ test: alone\b/m.test(readFileSync(file, 'utf8').slice(0, 2000));
-const groups = [
-  { files: files.filter((file) => !isAlone(file)), concurrency: 2 },
-  { files: files.filter(isAlone), concurrency: 1 },
-].filter((group) => group.files.length > 0);
+const marked = (file, mark) =>
+  new RegExp(`^// test: ${mark}\\b`, 'm').test(readFileSync(file, 'utf8').slice(0, 2000));
+const isAlone = (file) => marked(file, 'alone');
+/** Files that touch no database (`// test: any-database`) run in the first database's phase only. */
+const anyDatabase = (file) => marked(file, 'any-database');
+/** The groups of one database's phase; `first` is whether it is the run's first phase. */
+const groupsFor = (first) =>
+  [
+    { files: files.filter((file) => !isAlone(file) && (first || !anyDatabase(file))), concurrency: 2 },
+    { files: files.filter(isAlone), concurrency: 1 },
+  ].filter((group) => group.files.length > 0);
+/** The longest one file may run (the slowest take about a minute on a loaded machine). */
+const FILE_TIMEOUT_MS = 8 * 60_000;
 const DEFAULT_PG = 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** PostgreSQL runs when TEST_DATABASE_URL is set (then it must work) or a local server answers. */
@@ -46,9 +58,26 @@ async function postgresUrl() {
   }
 }
 
-const targets = ['pglite'];
-const pgUrl = await postgresUrl();
-if (pgUrl) targets.push('postgres');
+const pgUrl = onlyDb === 'pglite' ? undefined : await postgresUrl();
+const targets = [...(onlyDb === 'postgres' ? [] : ['pglite']), ...(pgUrl ? ['postgres'] : [])];
+if (onlyDb && !targets.includes(onlyDb)) {
+  console.log(`# --db=${onlyDb}: not a database this run can reach (pglite, or postgres when one answers)`);
+  process.exit(1);
+}
+
+/**
+ * The migrated database every file of a phase starts from, made once (test/harness/template.ts):
+ * migrating is most of a new embedded database's start, and files run it by the hundred.
+ */
+function template(verb, target, location) {
+  const args = ['--import', 'tsx', 'scripts/test-template.ts', verb, target, ...(location ? [location] : [])];
+  const env = { ...process.env, ...(pgUrl ? { TEST_DATABASE_URL: pgUrl } : {}) };
+  return execFileSync(process.execPath, args, {
+    env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  }).trim();
+}
 
 /** The counting reporter's file for one phase: written by scripts/test-counts.mjs, read once the phase ends. */
 const countsDir = mkdtempSync(join(tmpdir(), 'wfapi-test-counts-'));
@@ -59,7 +88,7 @@ let phase = 0;
  * Runs a group of files on one database, the spec reporter's output echoed to stdout; resolves
  * with the exit code and the pass/fail/skip counts of every test the phase ran.
  */
-function runOn(target, { files, concurrency }) {
+function runOn(target, template, { files, concurrency }) {
   phase += 1;
   const countsFile = join(countsDir, `phase-${phase}.json`);
   return new Promise((resolve) => {
@@ -70,6 +99,9 @@ function runOn(target, { files, concurrency }) {
         'tsx',
         '--test',
         `--test-concurrency=${concurrency}`,
+        // Node 20 times out a whole file with this: a file that hangs fails after FILE_TIMEOUT_MS
+        // instead of holding the run until CI's own limit ends it without a report.
+        `--test-timeout=${FILE_TIMEOUT_MS}`,
         '--test-reporter=spec',
         '--test-reporter-destination=stdout',
         `--test-reporter=${COUNTS_REPORTER}`,
@@ -78,7 +110,13 @@ function runOn(target, { files, concurrency }) {
       ],
       {
         stdio: ['ignore', 'inherit', 'inherit'],
-        env: { ...process.env, WFAPI_TEST_DB: target, ...(pgUrl ? { TEST_DATABASE_URL: pgUrl } : {}) },
+        env: {
+          ...process.env,
+          WFAPI_TEST_DB: target,
+          WFAPI_TEST_TEMPLATE: template,
+          WFAPI_TEST_CLI: testCli,
+          ...(pgUrl ? { TEST_DATABASE_URL: pgUrl } : {}),
+        },
       },
     );
     child.on('close', (code) => {
@@ -90,23 +128,58 @@ function runOn(target, { files, concurrency }) {
         console.log(`# the test runner ended (code ${code}) without reporting its counts`);
         counts = { passed: 0, failed: 1, skipped: 0 };
       }
-      resolve({ code, pass: counts.passed, fail: counts.failed, skipped: counts.skipped });
+      resolve({
+        code,
+        pass: counts.passed,
+        fail: counts.failed,
+        skipped: counts.skipped,
+        files: counts.files ?? {},
+      });
     });
   });
 }
 
+/**
+ * The tests start the CLI a few hundred times: from dist/ it starts in half the CPU time it takes
+ * through tsx. dist/ is rebuilt first when it was not built from the sources as they are now.
+ */
+function compiledCli() {
+  const stamp = ['scripts/build-stamp.mjs', 'fresh'];
+  try {
+    execFileSync(process.execPath, stamp, { stdio: 'ignore' });
+  } catch {
+    console.log('# building dist/ (the tests run the compiled CLI)');
+    execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
+  }
+  return 'compiled';
+}
+const testCli = compiledCli();
+
 const totals = { pass: 0, fail: 0, skipped: 0 };
+/** Per file, its seconds on each database: the slowest are listed at the end. */
+const fileSeconds = new Map();
+const started = Date.now();
 let failed = false;
 for (const target of targets) {
   console.log(`\n# ===== database: ${target} =====`);
-  for (const group of groups) {
-    const result = await runOn(target, group);
+  // WFAPI_TEST_TEMPLATE=off: every file migrates its own database (no file of the run opens one).
+  const location = process.env.WFAPI_TEST_TEMPLATE === 'off' ? '' : template('make', target);
+  for (const group of groupsFor(target === targets[0])) {
+    const result = await runOn(target, location, group);
+    for (const [file, ms] of Object.entries(result.files)) {
+      fileSeconds.set(file, (fileSeconds.get(file) ?? 0) + ms / 1000);
+    }
     totals.pass += result.pass;
     totals.fail += result.fail;
     totals.skipped += result.skipped;
     if (result.code !== 0 || result.fail > 0 || result.pass === 0) failed = true;
   }
+  if (location) template('drop', target, location);
 }
-console.log(`\n# databases: ${targets.join(', ')}`);
+const slowest = [...fileSeconds].sort((a, b) => b[1] - a[1]).slice(0, 12);
+console.log('\n# slowest files (seconds, all databases):');
+for (const [file, seconds] of slowest)
+  console.log(`#   ${seconds.toFixed(1).padStart(6)}  ${relative(process.cwd(), file)}`);
+console.log(`\n# databases: ${targets.join(', ')}; ${((Date.now() - started) / 60000).toFixed(1)} minutes`);
 console.log(`tests: ${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped`);
 process.exit(failed ? 1 : 0);

@@ -31,12 +31,14 @@ function serializeTimestamp(value: unknown): string {
  * search's index keys each line by its day and its trigrams, so a search reads only its window's
  * matching lines) and a timestamp serializer
  * PostgreSQL accepts for every Date. A directory on disk is made, and kept, private to the user.
- * `memory://` keeps the data in memory only.
+ * `memory://` keeps the data in memory only. `image` (a `dumpDataDir` tarball) is the data to start
+ * from instead of an empty cluster: it skips initdb, which is most of a new instance's start.
  */
-export async function createPglite(dataDir: string): Promise<PGlite> {
+export async function createPglite(dataDir: string, image?: Blob): Promise<PGlite> {
   const onDisk = !dataDir.startsWith('memory://');
   if (onDisk) makePrivateDirectory(dataDir);
   const db = await PGlite.create(dataDir, {
+    ...(image ? { loadDataDir: image } : {}),
     // A checkpoint keeps no more than max_wal_size of old log for reuse (PGlite's default: 1 GB).
     startParams: [...PGlite.defaultStartParams, '-c', 'max_wal_size=64MB', '-c', 'min_wal_size=32MB'],
     extensions: { btree_gin, pg_trgm },
@@ -53,8 +55,12 @@ export async function createPglite(dataDir: string): Promise<PGlite> {
  * Its queries run on the calling thread, so while one runs nothing else does: the server uses
  * `openEmbedded` (a worker thread) instead; this serves tests, tools and that worker.
  */
-export async function openPglite(dataDir: string): Promise<Database> {
-  const db = await createPglite(dataDir);
+export async function openPglite(dataDir: string, image?: Blob): Promise<Database> {
+  return pgliteDatabase(await createPglite(dataDir, image), dataDir);
+}
+
+/** The Database over an open PGlite instance on `dataDir`; closing it closes the instance. */
+export function pgliteDatabase(db: PGlite, dataDir: string): Database {
   let closed = false;
 
   const ensureOpen = () => {

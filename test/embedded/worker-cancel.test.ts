@@ -4,9 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openEmbedded } from '../../src/db/embedded/embedded-database.js';
-import { migrate } from '../../src/db/migrate.js';
-import { openPglite } from '../../src/db/pglite.js';
-import { TEST_DB } from '../harness/database.js';
+import { openMigratedPglite, TEST_DB } from '../harness/database.js';
 import { createTenant, execution, ingest, type Tenant, workflow } from '../harness/fixtures.js';
 import { type ServeProcess, spawnServe } from '../ops/serve-process.js';
 
@@ -48,8 +46,7 @@ describe('the embedded database in its worker thread', { skip: TEST_DB !== 'pgli
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'wfapi-embedded-'));
-    const db = await openPglite(join(dir, 'data'));
-    await migrate(db);
+    const db = await openMigratedPglite(join(dir, 'data'));
     tenant = await createTenant(db, 'Slow Org');
     const wf = workflow(tenant.organizationId);
     const ex = execution(tenant.organizationId, wf.uuid as string);

@@ -1,14 +1,16 @@
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import { readFileSync } from 'node:fs';
 import type { Database } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
 import { openPglite } from '../../src/db/pglite.js';
 import { openPostgres } from '../../src/db/postgres.js';
+import { ADMIN_URL, adminQuery, scratchName, withDatabase } from './template.js';
 
 /** Which database the suite runs on: WFAPI_TEST_DB=pglite (default) or postgres (TEST_DATABASE_URL). */
 export const TEST_DB = process.env.WFAPI_TEST_DB === 'postgres' ? 'postgres' : 'pglite';
-const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+/** The run's migrated template (test/harness/template.ts), when scripts/test.mjs made one. */
+const TEMPLATE = process.env.WFAPI_TEST_TEMPLATE || undefined;
 const DEADLOCK_DETECTED = '40P01';
+const OBJECT_IN_USE = '55006';
 
 export interface TestDatabase {
   readonly db: Database;
@@ -19,35 +21,52 @@ export interface TestDatabase {
   close(): Promise<void>;
 }
 
-function withDatabase(url: string, name: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${name}`;
-  return parsed.toString();
+/**
+ * An embedded database at `dataDir` (a directory, or `memory://`), migrated: started from the
+ * run's template image when there is one, else migrated here.
+ */
+export async function openMigratedPglite(dataDir: string): Promise<Database> {
+  if (TEMPLATE !== undefined && TEST_DB === 'pglite') {
+    return openPglite(dataDir, new Blob([readFileSync(TEMPLATE)]));
+  }
+  const db = await openPglite(dataDir);
+  await migrate(db);
+  return db;
 }
 
-/** A fresh database of its own for one test file, migrated unless `migrate` is false. */
+/** Creates database `name` as a copy of the template, retrying while another copy holds it. */
+async function createFromTemplate(name: string, template: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await adminQuery(`create database ${name} template ${template}`);
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== OBJECT_IN_USE || attempt === 20) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    }
+  }
+}
+
+/**
+ * A fresh database of its own for one test file, migrated unless `migrate` is false: a copy of the
+ * run's template when there is one, else migrated here.
+ */
 export async function openTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
+  const fromTemplate = options.migrate !== false && TEMPLATE !== undefined;
   let db: Database;
   let url: string | undefined;
   let drop = async () => {};
   if (TEST_DB === 'postgres') {
-    const name = `wfapi_test_${process.pid}_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: ADMIN_URL });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    await admin.end();
+    const name = scratchName('wfapi_test');
+    if (fromTemplate) await createFromTemplate(name, TEMPLATE);
+    else await adminQuery(`create database ${name}`);
     url = withDatabase(ADMIN_URL, name);
     db = openPostgres(url, { poolSize: 5, statementTimeoutMs: 30_000 });
-    drop = async () => {
-      const client = new pg.Client({ connectionString: ADMIN_URL });
-      await client.connect();
-      await client.query(`drop database if exists ${name} with (force)`);
-      await client.end();
-    };
+    drop = () => adminQuery(`drop database if exists ${name} with (force)`);
   } else {
-    db = await openPglite('memory://');
+    db = options.migrate === false ? await openPglite('memory://') : await openMigratedPglite('memory://');
   }
-  if (options.migrate !== false) await migrate(db);
+  if (TEST_DB === 'postgres' && options.migrate !== false && !fromTemplate) await migrate(db);
   return {
     db,
     url,

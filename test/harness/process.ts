@@ -13,6 +13,15 @@ export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SOURCE_CLI = join(ROOT, 'src/cli/dev.ts');
 /** The CLI as deployed: `bin/wfapi.js` over dist/ (build it first). */
 export const COMPILED_CLI = join(ROOT, 'bin/wfapi.js');
+/**
+ * The CLI the tests run: the compiled one when scripts/test.mjs has made sure dist/ is built from
+ * the sources as they are (WFAPI_TEST_CLI=compiled: it starts in half the CPU time, and the suite
+ * starts it a few hundred times), else the sources through tsx (a file run on its own).
+ */
+const TEST_CLI = process.env.WFAPI_TEST_CLI === 'compiled' ? COMPILED_CLI : SOURCE_CLI;
+/** Node's arguments that run the test CLI: `[...cliArgs(), command, ...]`. */
+export const cliArgs = (): string[] =>
+  TEST_CLI === SOURCE_CLI ? ['--import', 'tsx', SOURCE_CLI] : [TEST_CLI];
 
 /** A TCP port on 127.0.0.1 that nothing listened on a moment ago. */
 export async function freePort(): Promise<number> {
@@ -89,9 +98,8 @@ export interface WfapiProcess {
 
 /** Starts `wfapi <args>` as a child process with its output captured. */
 export function startWfapi(args: readonly string[], options: StartOptions = {}): WfapiProcess {
-  const script = options.cli ?? SOURCE_CLI;
-  const loader = options.cli ? [] : ['--import', 'tsx'];
-  const child = spawn(process.execPath, [...(options.nodeOptions ?? []), ...loader, script, ...args], {
+  const cli = options.cli ? [options.cli] : cliArgs();
+  const child = spawn(process.execPath, [...(options.nodeOptions ?? []), ...cli, ...args], {
     cwd: ROOT,
     env: options.env ?? cleanEnv(),
     stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],

@@ -3,9 +3,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Database } from '../../src/db/database.js';
-import { migrate } from '../../src/db/migrate.js';
 import { openPglite } from '../../src/db/pglite.js';
-import { openTestDatabase, TEST_DB } from '../harness/database.js';
+import { openMigratedPglite, openTestDatabase, TEST_DB } from '../harness/database.js';
 import { createTenant, type Tenant } from '../harness/fixtures.js';
 import { startWfapi, type WfapiProcess, waitUntilReady } from '../harness/process.js';
 import { INGEST_TOKEN } from './http.js';
@@ -42,8 +41,7 @@ export async function serverDatabase(): Promise<ServerDatabase> {
     };
   }
   const dir = mkdtempSync(join(tmpdir(), 'wfapi-server-'));
-  const setup = await openPglite(dir);
-  await migrate(setup);
+  const setup = await openMigratedPglite(dir);
   const tenant = await createTenant(setup);
   await setup.close();
   let reopened: Database | undefined;

@@ -1,21 +1,20 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { createTenant } from '../harness/fixtures.js';
-import { cleanEnv, ROOT, runCli } from '../harness/process.js';
+import { cleanEnv, cliArgs, ROOT, runCli } from '../harness/process.js';
 import { useServer } from '../harness/suite.js';
 import { callError, callOk, connectHttp } from './mcp-client.js';
 import { buildIncident, WINDOW } from './mcp-data.js';
 
-/** `wfapi mcp` from source as a host starts it: a child process speaking MCP on stdin and stdout. */
+/** `wfapi mcp` as a host starts it: a child process speaking MCP on stdin and stdout. */
 async function connectStdio(url: string, key: string): Promise<Client> {
   const client = new Client({ name: 'wfapi-test', version: '1.0.0' });
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
-      args: ['--import', 'tsx', join(ROOT, 'src/cli/dev.ts'), 'mcp'],
+      args: [...cliArgs(), 'mcp'],
       cwd: ROOT,
       env: cleanEnv({ WFAPI_URL: url, WFAPI_API_KEY: key }) as Record<string, string>,
       stderr: 'pipe',

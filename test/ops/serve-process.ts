@@ -1,9 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { migrate } from '../../src/db/migrate.js';
-import { openPglite } from '../../src/db/pglite.js';
-import { openTestDatabase, TEST_DB } from '../harness/database.js';
+import { openMigratedPglite, openTestDatabase, TEST_DB } from '../harness/database.js';
 import { createTenant, type Tenant } from '../harness/fixtures.js';
 import { type Exit, startWfapi, type WfapiProcess } from '../harness/process.js';
 
@@ -16,7 +14,7 @@ export interface ServeProcess extends WfapiProcess {
 type Env = Record<string, string | undefined>;
 
 /**
- * Starts `node --import tsx src/cli/dev.ts serve` with only the given environment (plus PATH),
+ * Starts `wfapi serve` (the test CLI: see test/harness/process.ts) with only the given environment (plus PATH),
  * so nothing from the test runner's environment leaks into the server's configuration.
  */
 export function spawnServe(env: Env, args: readonly string[] = []): ServeProcess {
@@ -52,8 +50,7 @@ export async function prepareServedDatabase(): Promise<ServedDatabase> {
     return { env: { DATABASE_URL: database.url }, tenant, close: () => database.close() };
   }
   const dir = mkdtempSync(join(tmpdir(), 'wfapi-ops-'));
-  const db = await openPglite(dir);
-  await migrate(db);
+  const db = await openMigratedPglite(dir);
   const tenant = await createTenant(db, 'Served Org');
   await db.close();
   return {

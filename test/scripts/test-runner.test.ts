@@ -1,3 +1,4 @@
+// test: any-database (what it proves does not depend on the database kind: it runs once, in the first phase)
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -17,8 +18,13 @@ function runSuite(files: readonly string[]): Promise<Run> {
     execFile(
       process.execPath,
       [join(ROOT, 'scripts/test.mjs'), ...files.map((file) => join(FIXTURES, file))],
-      // Without NODE_TEST_CONTEXT, which tells a `node --test` that it runs inside another one.
-      { cwd: ROOT, env: cleanEnv({ NODE_TEST_CONTEXT: undefined }), maxBuffer: 64 * 1024 * 1024 },
+      // Without NODE_TEST_CONTEXT, which tells a `node --test` that it runs inside another one; the
+      // fixtures open no database, so no template is made for them.
+      {
+        cwd: ROOT,
+        env: cleanEnv({ NODE_TEST_CONTEXT: undefined, WFAPI_TEST_TEMPLATE: 'off' }),
+        maxBuffer: 64 * 1024 * 1024,
+      },
       (error, stdout) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout }),
     );
   });
@@ -50,6 +56,13 @@ describe('npm test (scripts/test.mjs)', () => {
     const run = await runSuite(['passing.fixture.ts', 'skipped.fixture.ts']);
     const { databases, ...counts } = closing(run.stdout);
     assert.deepEqual(counts, { passed: 4 * databases, failed: 0, skipped: 2 * databases });
+    assert.equal(run.code, 0);
+  });
+
+  it('runs a file marked `// test: any-database` once, in the first database phase only', async () => {
+    const run = await runSuite(['passing.fixture.ts', 'once.fixture.ts']);
+    const { databases, ...counts } = closing(run.stdout);
+    assert.deepEqual(counts, { passed: 3 * databases + 1, failed: 0, skipped: 0 });
     assert.equal(run.code, 0);
   });
 });
