@@ -7,9 +7,9 @@
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { renderAdminOperations, renderOperations } from '../src/schema/render-operations.js';
-import { renderResolverTypes } from '../src/schema/render-resolver-types.js';
-import { renderAdminTypes, renderSchemaTypes } from '../src/schema/render-types.js';
+import { renderAdminOperations, renderOperations } from './gen/render-operations.js';
+import { renderResolverTypes } from './gen/render-resolver-types.js';
+import { renderAdminTypes, renderSchemaTypes } from './gen/render-types.js';
 
 const outputs = [
   ['../src/schema/schema-types.generated.ts', renderSchemaTypes],

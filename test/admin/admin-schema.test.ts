@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { type GraphQLObjectType, printType } from 'graphql';
+import { renderAdminTypes, renderSchemaTypes } from '../../scripts/gen/render-types.js';
 import { buildAdminSchema } from '../../src/admin/admin.schema.js';
-import { renderAdminTypes, renderSchemaTypes } from '../../src/schema/render-types.js';
 import { buildPublicSchema } from '../../src/schema/schema.js';
 
 const source = (path: string) => readFileSync(new URL(`../../src/${path}`, import.meta.url), 'utf8');

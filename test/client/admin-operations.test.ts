@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { buildASTSchema, parse, validate } from 'graphql';
+import { renderAdminOperations } from '../../scripts/gen/render-operations.js';
 import { ADMIN_OPERATIONS } from '../../src/client/admin-operations.generated.js';
-import { renderAdminOperations } from '../../src/schema/render-operations.js';
 import { adminSdlDocument } from '../../src/schema/sdl.js';
 
 describe('the admin operations', () => {

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { buildASTSchema, parse, validate } from 'graphql';
+import { renderOperations } from '../../scripts/gen/render-operations.js';
 import { OPERATIONS } from '../../src/client/operations.generated.js';
-import { renderOperations } from '../../src/schema/render-operations.js';
 import { publicSdlDocument } from '../../src/schema/sdl.js';
 
 describe('the SDK operations', () => {

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { isObjectType } from 'graphql';
+import { MAPPERS, renderResolverTypes } from '../../scripts/gen/render-resolver-types.js';
 import { modulesOf } from '../../src/modules/index.js';
-import { MAPPERS, renderResolverTypes } from '../../src/schema/render-resolver-types.js';
 import { buildPublicSchema } from '../../src/schema/schema.js';
 
 describe('resolver types', () => {

@@ -11,7 +11,7 @@ import {
   parse,
   print,
 } from 'graphql';
-import { adminSdlDocument, publicSdlDocument } from './sdl.js';
+import { adminSdlDocument, publicSdlDocument } from '../../src/schema/sdl.js';
 
 /**
  * Renders src/client/operations.generated.ts: for each root field of Query one operation that

@@ -14,7 +14,7 @@ import {
   isScalarType,
   parse,
 } from 'graphql';
-import { ADMIN_SDL_PARTS, adminSdlDocument, publicSdlDocument, readSdl } from './sdl.js';
+import { ADMIN_SDL_PARTS, adminSdlDocument, publicSdlDocument, readSdl } from '../../src/schema/sdl.js';
 
 /** The TypeScript type of each built-in scalar. */
 export const BUILT_IN: Readonly<Record<string, string>> = {

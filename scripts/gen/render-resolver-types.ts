@@ -10,8 +10,8 @@ import {
   isObjectType,
   isScalarType,
 } from 'graphql';
+import { publicSdlDocument } from '../../src/schema/sdl.js';
 import { BUILT_IN } from './render-types.js';
-import { publicSdlDocument } from './sdl.js';
 
 /**
  * The type a resolver returns for an object type, where it is not the type's own fields: the
