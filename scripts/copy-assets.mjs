@@ -1,8 +1,11 @@
 #!/usr/bin/env node
-// Copies the files the compiled code reads at run time (SDL and SQL migrations) from src/ to
-// dist/, keeping their paths: tsc emits only JavaScript. Run by `npm run build` after tsc.
+// Copies the files the compiled code reads at run time from src/ to dist/, keeping their paths
+// (SDL and SQL migrations: tsc emits only JavaScript), and GraphiQL's browser files from
+// node_modules (graphiql, react and react-dom are build-time dependencies). Run by `npm run build`
+// after tsc.
 import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import { BUILT_GRAPHIQL_DIR, writeGraphiqlAssets } from '../dist/graphql/graphiql-assets.js';
 
 const ASSET = /\.(graphql|sql)$/;
 
@@ -21,3 +24,5 @@ for (const file of files) {
   copyFileSync(file, target);
 }
 console.log(`copied ${files.length} .graphql and .sql files to dist/`);
+writeGraphiqlAssets(BUILT_GRAPHIQL_DIR);
+console.log(`copied GraphiQL's browser files to ${relative('.', BUILT_GRAPHIQL_DIR)}`);

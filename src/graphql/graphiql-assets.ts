@@ -1,18 +1,26 @@
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { AppError, sendError } from '../errors.js';
 
 /**
- * GraphiQL's browser files, served from node_modules so that the page works offline and never
+ * GraphiQL's browser files, served by the server itself so that the page works offline and never
  * depends on a CDN. Only the files named here are served; the URL names no file system path.
+ * `npm run build` copies them from node_modules next to the compiled code (graphiql, react and
+ * react-dom are build-time dependencies, like the console's); run from src/ (tsx, tests), they
+ * are read from node_modules.
  */
 export const GRAPHIQL_ASSETS_PATH = '/graphiql/assets';
 
 const require = createRequire(import.meta.url);
+/** Where `npm run build` writes the files and their packages' versions (`versions.json`). */
+export const BUILT_GRAPHIQL_DIR = join(dirname(fileURLToPath(import.meta.url)), 'graphiql-assets');
+const fromSource = import.meta.url.endsWith('.ts');
 
 interface AssetSource {
   readonly pkg: 'graphiql' | 'react' | 'react-dom';
@@ -43,13 +51,39 @@ interface LoadedAsset {
   readonly gzipped: Buffer;
 }
 
+type Versions = Record<AssetSource['pkg'], string>;
+
 function packageRoot(pkg: AssetSource['pkg']): string {
   // package.json is resolvable even where a package's `exports` hide its other files.
   return dirname(require.resolve(`${pkg}/package.json`));
 }
 
-function packageVersion(pkg: AssetSource['pkg']): string {
+function installedVersion(pkg: AssetSource['pkg']): string {
   return (require(`${pkg}/package.json`) as { version: string }).version;
+}
+
+let builtVersions: Versions | undefined;
+function packageVersion(pkg: AssetSource['pkg']): string {
+  if (fromSource) return installedVersion(pkg);
+  builtVersions ??= JSON.parse(readFileSync(join(BUILT_GRAPHIQL_DIR, 'versions.json'), 'utf8')) as Versions;
+  return builtVersions[pkg];
+}
+
+/** Where the server reads an asset: the build's copy, or node_modules when run from src/. */
+function assetPath(name: GraphiqlAsset): string {
+  const source: AssetSource = SOURCES[name];
+  return fromSource ? join(packageRoot(source.pkg), source.file) : join(BUILT_GRAPHIQL_DIR, name);
+}
+
+/** Copies every asset and its package's version into `dir` (the build's step; see BUILT_GRAPHIQL_DIR). */
+export function writeGraphiqlAssets(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  const versions: Partial<Versions> = {};
+  for (const [name, source] of Object.entries(SOURCES) as Array<[GraphiqlAsset, AssetSource]>) {
+    copyFileSync(join(packageRoot(source.pkg), source.file), join(dir, name));
+    versions[source.pkg] = installedVersion(source.pkg);
+  }
+  writeFileSync(join(dir, 'versions.json'), `${JSON.stringify(versions, null, 2)}\n`);
 }
 
 /**
@@ -68,7 +102,7 @@ function load(name: GraphiqlAsset): Promise<LoadedAsset> {
   let asset = loaded.get(name);
   if (!asset) {
     const source: AssetSource = SOURCES[name];
-    asset = readFile(join(packageRoot(source.pkg), source.file)).then(async (body) => ({
+    asset = readFile(assetPath(name)).then(async (body) => ({
       type: source.type,
       body,
       gzipped: await gzipAsync(body),

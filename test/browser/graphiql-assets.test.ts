@@ -3,8 +3,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
+import { COMPILED_CLI, cleanEnv, ROOT, startWfapi } from '../harness/process.js';
 import { useServer } from '../harness/suite.js';
 
 const require = createRequire(import.meta.url);
@@ -87,6 +89,40 @@ describe('GraphiQL page and its assets', () => {
       assert.equal(response.status, 404, path);
       const body = await response.json();
       assert.equal(body.errors[0].extensions.code, 'NOT_FOUND');
+    }
+  });
+});
+
+describe('GraphiQL served by the compiled server', () => {
+  it('reads the files the build copied next to the compiled code, and names their versions in the URLs', async (t) => {
+    // The compiled server (bin/wfapi.js over dist/): graphiql, react and react-dom are devDependencies,
+    // so an installed wfapi serves the build's copies, never node_modules.
+    const serve = startWfapi(['serve'], {
+      cli: COMPILED_CLI,
+      env: cleanEnv({ WFAPI_DATA_DIR: 'memory://', PORT: '0', WFAPI_LOG_LEVEL: 'silent' }),
+    });
+    t.after(() => serve.kill());
+    const [, url] = await serve.waitFor(/wfapi listening on (http:\/\/\S+)\/graphql/, 60_000, 'stderr');
+    const html = await (await fetch(`${url}/graphql`, { headers: { accept: 'text/html' } })).text();
+    const assets = [...html.matchAll(/(?:src|href)="(\/graphiql\/assets\/[^"]+)"/g)].map(
+      (match) => match[1]!,
+    );
+    assert.equal(assets.length, 4);
+    const versions = JSON.parse(
+      readFileSync(join(ROOT, 'dist/graphql/graphiql-assets/versions.json'), 'utf8'),
+    ) as Record<string, string>;
+    for (const asset of assets) {
+      const name = new URL(asset, url).pathname.split('/').pop() as keyof typeof EXPECTED_FILES;
+      const pkg = name.split('.')[0]!; // graphiql, react or react-dom
+      assert.equal(new URL(asset, url).searchParams.get('v'), versions[pkg], asset);
+      const built = readFileSync(join(ROOT, 'dist/graphql/graphiql-assets', name));
+      assert.ok(
+        built.equals(readFileSync(require.resolve(EXPECTED_FILES[name]))),
+        `${name} was not copied as installed`,
+      );
+      const served = await rawGet(`${url}${asset}`);
+      assert.equal(served.status, 200, asset);
+      assert.ok(served.body.equals(built), `${name} is not the build's copy`);
     }
   });
 });
