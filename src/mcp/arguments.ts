@@ -92,6 +92,20 @@ export function nextPageNote(
   return after > 0 ? `${after} more ${what} after this page: pass page=${page + 1}.` : undefined;
 }
 
+/** The paging fields of a list answer (`pagingOutput`) for page `page` of `count` entries. */
+export function pageAnswer(
+  count: number,
+  args: { readonly page: number; readonly pageSize: number },
+  what: string,
+): { count: number; page: number; pageSize: number; more: string | undefined } {
+  return {
+    count,
+    page: args.page,
+    pageSize: args.pageSize,
+    more: nextPageNote(count, args.page, args.pageSize, what),
+  };
+}
+
 /** The note of entries of a page cut to keep the answer short. */
 export const cutPageNote =
   (what: string) =>

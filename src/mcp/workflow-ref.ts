@@ -1,3 +1,4 @@
+import { instantArgument } from './arguments.js';
 import type { GraphqlExecutor } from './executor.js';
 import { GraphqlProblem } from './executor.js';
 import { ToolArgumentError } from './tool.js';
@@ -76,4 +77,21 @@ export async function optionalWorkflow(
   now: number,
 ): Promise<WorkflowRef | undefined> {
   return ref === undefined ? undefined : resolveWorkflow(graphql, ref, now);
+}
+
+/** What a tool scoped to an optional workflow and window was asked for, read in that order. */
+export interface Scope {
+  readonly workflow: WorkflowRef | undefined;
+  readonly from: string | undefined;
+  readonly to: string | undefined;
+}
+
+/** The optional workflow (by uuid or name), then `from` and `to`, of a scoped tool's arguments. */
+export async function scopeArguments(
+  graphql: GraphqlExecutor,
+  args: { readonly workflow?: string; readonly from?: string; readonly to?: string },
+  now: number,
+): Promise<Scope> {
+  const workflow = await optionalWorkflow(graphql, args.workflow, now);
+  return { workflow, from: instantArgument('from', args.from, now), to: instantArgument('to', args.to, now) };
 }

@@ -99,7 +99,7 @@ describe('GraphiQL served by the compiled server', () => {
     // so an installed wfapi serves the build's copies, never node_modules.
     const serve = startWfapi(['serve'], {
       cli: COMPILED_CLI,
-      env: cleanEnv({ WFAPI_DATA_DIR: 'memory://', PORT: '0', WFAPI_LOG_LEVEL: 'silent' }),
+      env: cleanEnv({ WFAPI_DATA_DIR: 'memory://', PORT: '0' }),
     });
     t.after(() => serve.kill());
     const [, url] = await serve.waitFor(/wfapi listening on (http:\/\/\S+)\/graphql/, 60_000, 'stderr');

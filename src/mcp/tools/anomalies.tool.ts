@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { clip } from '../answer-size.js';
-import { instantArgument, timeArgument, workflowArgument } from '../arguments.js';
+import { timeArgument, workflowArgument } from '../arguments.js';
 import { timeText } from '../text.js';
 import { defineTool } from '../tool.js';
-import { optionalWorkflow } from '../workflow-ref.js';
+import { scopeArguments } from '../workflow-ref.js';
 
 /** Contract section 7, "Anomalies": the tool is offered once the schema has `anomalies`. */
 const ANOMALIES = `query McpAnomalies($input: AnomaliesInput!) {
@@ -61,9 +61,7 @@ export const anomalies = defineTool({
     },
   ],
   async run(args, graphql, now) {
-    const workflow = await optionalWorkflow(graphql, args.workflow, now);
-    const from = instantArgument('from', args.from, now);
-    const to = instantArgument('to', args.to, now);
+    const { workflow, from, to } = await scopeArguments(graphql, args, now);
     const { anomalies } = await graphql.run<{ anomalies: { data: Array<z.infer<typeof anomalyShape>> } }>(
       ANOMALIES,
       {

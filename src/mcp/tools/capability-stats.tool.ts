@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { clip } from '../answer-size.js';
 import {
   cutPageNote,
-  instantArgument,
-  nextPageNote,
+  pageAnswer,
   pageArguments,
   pagingOutput,
   timeArgument,
@@ -11,7 +10,7 @@ import {
 } from '../arguments.js';
 import { msText, percentText } from '../text.js';
 import { defineTool } from '../tool.js';
-import { optionalWorkflow } from '../workflow-ref.js';
+import { scopeArguments } from '../workflow-ref.js';
 
 const CAPABILITIES = `query McpCapabilityStats($input: CapabilityStatsInput!) {
   capabilityStats(input: $input) { count data { capabilityID calls failures failureRate p50Ms p95Ms } }
@@ -54,9 +53,7 @@ export const capabilityStats = defineTool({
   needs: ['capabilityStats'],
   lists: [{ key: 'capabilities', note: cutPageNote('capabilities') }],
   async run(args, graphql, now) {
-    const workflow = await optionalWorkflow(graphql, args.workflow, now);
-    const from = instantArgument('from', args.from, now);
-    const to = instantArgument('to', args.to, now);
+    const { workflow, from, to } = await scopeArguments(graphql, args, now);
     const { capabilityStats } = await graphql.run<{ capabilityStats: { count: number; data: Row[] } }>(
       CAPABILITIES,
       {
@@ -71,10 +68,7 @@ export const capabilityStats = defineTool({
     return {
       ...(workflow && { workflow }),
       capabilities: capabilityStats.data.map((c) => ({ ...c, capabilityID: clip(c.capabilityID, 200) })),
-      count: capabilityStats.count,
-      page: args.page,
-      pageSize: args.pageSize,
-      more: nextPageNote(capabilityStats.count, args.page, args.pageSize, 'capabilities'),
+      ...pageAnswer(capabilityStats.count, args, 'capabilities'),
     };
   },
   summarize(answer) {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { clip } from '../answer-size.js';
-import { cutPageNote, nextPageNote, pagingOutput, uuidArgument, workflowArgument } from '../arguments.js';
+import { cutPageNote, pageAnswer, pagingOutput, uuidArgument, workflowArgument } from '../arguments.js';
 import { msText, percentText, timeText } from '../text.js';
 import { defineTool } from '../tool.js';
 import { resolveWorkflow } from '../workflow-ref.js';
@@ -95,10 +95,7 @@ export const deploymentImpact = defineTool({
         newErrorGroups: groups(impact.newErrorGroups),
         resolvedErrorGroups: groups(impact.resolvedErrorGroups),
       })),
-      count: deploymentImpact.count,
-      page: args.page,
-      pageSize: args.pageSize,
-      more: nextPageNote(deploymentImpact.count, args.page, args.pageSize, 'deployments'),
+      ...pageAnswer(deploymentImpact.count, args, 'deployments'),
     };
   },
   summarize(a) {

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { executionStatuses, instantArgument, timeArgument, workflowArgument } from '../arguments.js';
+import { executionStatuses, timeArgument, workflowArgument } from '../arguments.js';
 import { msText } from '../text.js';
 import { defineTool } from '../tool.js';
-import { optionalWorkflow } from '../workflow-ref.js';
+import { scopeArguments } from '../workflow-ref.js';
 
 const DURATIONS = `query McpDurationStats($input: DurationStatsInput!) {
   durationStats(input: $input) {
@@ -47,9 +47,7 @@ export const durationStats = defineTool({
     },
   ],
   async run(args, graphql, now) {
-    const workflow = await optionalWorkflow(graphql, args.workflow, now);
-    const from = instantArgument('from', args.from, now);
-    const to = instantArgument('to', args.to, now);
+    const { workflow, from, to } = await scopeArguments(graphql, args, now);
     const { durationStats } = await graphql.run<{
       durationStats: {
         data: {

@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { clip } from '../answer-size.js';
 import {
   cutPageNote,
-  instantArgument,
-  nextPageNote,
+  pageAnswer,
   pageArguments,
   pagingOutput,
   timeArgument,
@@ -11,7 +10,7 @@ import {
 } from '../arguments.js';
 import { timeText } from '../text.js';
 import { defineTool } from '../tool.js';
-import { optionalWorkflow } from '../workflow-ref.js';
+import { scopeArguments } from '../workflow-ref.js';
 
 const GROUPS = `query McpErrorGroups($input: ErrorGroupsInput!) {
   errorGroups(input: $input) {
@@ -64,9 +63,7 @@ export const errorGroups = defineTool({
   needs: ['errorGroups'],
   lists: [{ key: 'groups', note: cutPageNote('error groups') }],
   async run(args, graphql, now) {
-    const workflow = await optionalWorkflow(graphql, args.workflow, now);
-    const from = instantArgument('from', args.from, now);
-    const to = instantArgument('to', args.to, now);
+    const { workflow, from, to } = await scopeArguments(graphql, args, now);
     const { errorGroups } = await graphql.run<{ errorGroups: { count: number; data: Row[] } }>(GROUPS, {
       input: {
         ...(workflow && { workflowUUID: workflow.uuid }),
@@ -89,10 +86,7 @@ export const errorGroups = defineTool({
         firstSeenAt: g.firstSeenAt,
         lastSeenAt: g.lastSeenAt,
       })),
-      count: errorGroups.count,
-      page: args.page,
-      pageSize: args.pageSize,
-      more: nextPageNote(errorGroups.count, args.page, args.pageSize, 'error groups'),
+      ...pageAnswer(errorGroups.count, args, 'error groups'),
     };
   },
   summarize(answer) {

@@ -3,8 +3,7 @@ import { clip } from '../answer-size.js';
 import {
   cutPageNote,
   executionStatuses,
-  instantArgument,
-  nextPageNote,
+  pageAnswer,
   pageArguments,
   pagingOutput,
   timeArgument,
@@ -12,7 +11,7 @@ import {
 } from '../arguments.js';
 import { msText, timeText } from '../text.js';
 import { defineTool } from '../tool.js';
-import { optionalWorkflow } from '../workflow-ref.js';
+import { scopeArguments } from '../workflow-ref.js';
 
 const EXECUTIONS = `query McpFindExecutions($input: WorkflowExecutionsInput!) {
   workflowExecutions(input: $input) {
@@ -73,9 +72,7 @@ export const findExecutions = defineTool({
   needs: ['workflowExecutions'],
   lists: [{ key: 'executions', note: cutPageNote('executions') }],
   async run(args, graphql, now) {
-    const workflow = await optionalWorkflow(graphql, args.workflow, now);
-    const from = instantArgument('from', args.from, now);
-    const to = instantArgument('to', args.to, now);
+    const { workflow, from, to } = await scopeArguments(graphql, args, now);
     const { workflowExecutions } = await graphql.run<{ workflowExecutions: { count: number; data: Row[] } }>(
       EXECUTIONS,
       {
@@ -108,10 +105,7 @@ export const findExecutions = defineTool({
           firstError: first ? clip(first.error, 300) : null,
         };
       }),
-      count: workflowExecutions.count,
-      page: args.page,
-      pageSize: args.pageSize,
-      more: nextPageNote(workflowExecutions.count, args.page, args.pageSize, 'executions'),
+      ...pageAnswer(workflowExecutions.count, args, 'executions'),
     };
   },
   summarize(answer) {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { clip } from '../answer-size.js';
-import { cutPageNote, deploymentStatuses, nextPageNote, pageArguments, pagingOutput } from '../arguments.js';
+import { cutPageNote, deploymentStatuses, pageAnswer, pageArguments, pagingOutput } from '../arguments.js';
 import { timeText } from '../text.js';
 import { defineTool } from '../tool.js';
 
@@ -71,10 +71,7 @@ export const listWorkflows = defineTool({
         successes: w.executionCountByStatus.success,
         failures: w.executionCountByStatus.failure,
       })),
-      count: workflows.count,
-      page: args.page,
-      pageSize: args.pageSize,
-      more: nextPageNote(workflows.count, args.page, args.pageSize, 'workflows'),
+      ...pageAnswer(workflows.count, args, 'workflows'),
     };
   },
   summarize(answer) {

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { clip } from '../answer-size.js';
 import {
   cutPageNote,
-  instantArgument,
   nextPageNote,
   pageArguments,
   pagingOutput,
@@ -11,7 +10,7 @@ import {
 } from '../arguments.js';
 import { timeText } from '../text.js';
 import { defineTool } from '../tool.js';
-import { optionalWorkflow } from '../workflow-ref.js';
+import { scopeArguments } from '../workflow-ref.js';
 
 const SEARCH = `query McpSearchLogs($input: SearchExecutionLogsInput!) {
   searchExecutionLogs(input: $input) {
@@ -63,9 +62,7 @@ export const searchLogs = defineTool({
   needs: ['searchExecutionLogs'],
   lists: [{ key: 'lines', note: cutPageNote('lines') }],
   async run(args, graphql, now) {
-    const workflow = await optionalWorkflow(graphql, args.workflow, now);
-    const from = instantArgument('from', args.from, now);
-    const to = instantArgument('to', args.to, now);
+    const { workflow, from, to } = await scopeArguments(graphql, args, now);
     const { searchExecutionLogs } = await graphql.run<{
       searchExecutionLogs: { count: number; countIsExact: boolean; data: Row[] };
     }>(SEARCH, {
