@@ -31,3 +31,18 @@ export async function knownOrganizationId(db: Queryable, organizationId: string)
   if (!(await findOrganization(db, id))) throw notFound('organization not found');
   return id;
 }
+
+/** `workflowUUID` of operator input, as a uuid of a workflow of the organization; BAD_USER_INPUT otherwise. */
+export async function knownWorkflowUuid(
+  db: Queryable,
+  organizationId: string,
+  value: string,
+): Promise<string> {
+  const uuid = uuidOf('workflowUUID', value);
+  const [row] = await db.query<{ uuid: string }>(
+    'select uuid from workflows where uuid = $1 and organization_id = $2',
+    [uuid, organizationId],
+  );
+  if (!row) throw badInput(`workflowUUID ${uuid} is not a workflow of organization ${organizationId}`);
+  return uuid;
+}

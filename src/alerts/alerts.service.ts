@@ -3,7 +3,7 @@
  * operator's input, then the store. Every refusal is BAD_USER_INPUT naming the field.
  */
 import { randomUUID } from 'node:crypto';
-import { knownOrganizationId, label, uuidOf } from '../admin/admin-input.js';
+import { knownOrganizationId, knownWorkflowUuid, label, uuidOf } from '../admin/admin-input.js';
 import type {
   CreateAlertRuleInput,
   UpdateAlertRuleInput,
@@ -63,16 +63,6 @@ function classifiedStatus(value: string): string {
   if (!(WorkflowExecutionClassifiedStatusValues as readonly string[]).includes(value))
     throw badInput(`classifiedStatus must be one of ${WorkflowExecutionClassifiedStatusValues.join(', ')}`);
   return value;
-}
-
-async function workflowOf(db: Queryable, organizationId: string, value: string): Promise<string> {
-  const uuid = uuidOf('workflowUUID', value);
-  const [row] = await db.query<{ uuid: string }>(
-    'select uuid from workflows where uuid = $1 and organization_id = $2',
-    [uuid, organizationId],
-  );
-  if (!row) throw badInput(`workflowUUID ${uuid} is not a workflow of organization ${organizationId}`);
-  return uuid;
 }
 
 /** A rule as created, with the one copy of its signing secret (WEBHOOK targets). */
@@ -138,7 +128,9 @@ export async function createAlertRule(
   }
   const shape = {
     condition: input.condition,
-    workflow_uuid: input.workflowUUID ? await workflowOf(db, organizationId, input.workflowUUID) : null,
+    workflow_uuid: input.workflowUUID
+      ? await knownWorkflowUuid(db, organizationId, input.workflowUUID)
+      : null,
     classified_status: input.classifiedStatus ? classifiedStatus(input.classifiedStatus) : null,
     threshold: input.threshold === null || input.threshold === undefined ? null : threshold(input.threshold),
     window_seconds: input.window ? seconds('window', input.window, MINUTE_S, 7 * DAY_S) : null,
@@ -174,7 +166,7 @@ export async function updateAlertRule(
   const changes: RuleChanges = {};
   if (input.name != null) changes.name = label('name', input.name);
   if (input.workflowUUID != null)
-    changes.workflow_uuid = await workflowOf(db, current.organization_id, input.workflowUUID);
+    changes.workflow_uuid = await knownWorkflowUuid(db, current.organization_id, input.workflowUUID);
   if (input.classifiedStatus != null) changes.classified_status = classifiedStatus(input.classifiedStatus);
   if (input.threshold != null) changes.threshold = threshold(input.threshold);
   if (input.window != null) changes.window_seconds = seconds('window', input.window, MINUTE_S, 7 * DAY_S);

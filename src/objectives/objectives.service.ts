@@ -3,7 +3,7 @@
  * operator's input, then the store. Every refusal is BAD_USER_INPUT naming the field.
  */
 import { randomUUID } from 'node:crypto';
-import { knownOrganizationId, label, uuidOf } from '../admin/admin-input.js';
+import { knownOrganizationId, knownWorkflowUuid, label, uuidOf } from '../admin/admin-input.js';
 import type {
   CreateServiceLevelObjectiveInput,
   UpdateServiceLevelObjectiveInput,
@@ -52,16 +52,6 @@ function indicator(value: string): 'SUCCESS' | 'LATENCY' {
   return value;
 }
 
-async function workflowOf(db: Queryable, organizationId: string, value: string): Promise<string> {
-  const uuid = uuidOf('workflowUUID', value);
-  const [row] = await db.query<{ uuid: string }>(
-    'select uuid from workflows where uuid = $1 and organization_id = $2',
-    [uuid, organizationId],
-  );
-  if (!row) throw badInput(`workflowUUID ${uuid} is not a workflow of organization ${organizationId}`);
-  return uuid;
-}
-
 /** A threshold belongs to LATENCY objectives, and each of them has one. */
 function checkShape(objective: Pick<ServiceLevelObjectiveRow, 'indicator' | 'threshold_ms'>): void {
   if (objective.indicator === 'LATENCY' && objective.threshold_ms === null)
@@ -84,7 +74,9 @@ export async function createServiceLevelObjective(
     id: randomUUID(),
     organization_id: organizationId,
     name: label('name', input.name),
-    workflow_uuid: input.workflowUUID ? await workflowOf(db, organizationId, input.workflowUUID) : null,
+    workflow_uuid: input.workflowUUID
+      ? await knownWorkflowUuid(db, organizationId, input.workflowUUID)
+      : null,
     ...shape,
     target: target(input.target),
     period_days: periodDays(input.periodDays ?? DEFAULT_PERIOD_DAYS),
@@ -100,7 +92,7 @@ export async function updateServiceLevelObjective(
   const changes: ObjectiveChanges = {};
   if (input.name != null) changes.name = label('name', input.name);
   if (input.workflowUUID != null)
-    changes.workflow_uuid = await workflowOf(db, current.organization_id, input.workflowUUID);
+    changes.workflow_uuid = await knownWorkflowUuid(db, current.organization_id, input.workflowUUID);
   if (input.indicator != null) {
     changes.indicator = indicator(input.indicator);
     // A SUCCESS objective has no threshold: one that changes to it drops its threshold.
