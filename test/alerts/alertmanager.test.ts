@@ -1,13 +1,9 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN_TOKEN, adminGql } from '../admin/admin-request.js';
-import { enginePath, requireEngine } from '../harness/engines.js';
+import { type Alertmanager, startAlertmanager } from '../harness/alertmanager.js';
+import { requireEngine } from '../harness/engines.js';
 import { execution, ingest } from '../harness/fixtures.js';
-import { freePort } from '../harness/process.js';
 import { useServer } from '../harness/suite.js';
 import { deliveriesWhen, REDELIVER, tenantWithRule } from './alerts-request.js';
 
@@ -37,39 +33,13 @@ describe('the ALERTMANAGER target, against a real Alertmanager', needsAlertmanag
     adminToken: ADMIN_TOKEN,
     alerts: { allowPrivate: true, pollMs: 50, evaluateMs: 100, retryBaseMs: 200, resendMs: RESEND_MS },
   });
-  let alertmanager: ChildProcess;
+  let alertmanager: Alertmanager;
   let amUrl: string;
-  let dir: string;
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'wfapi-alertmanager-'));
-    writeFileSync(join(dir, 'alertmanager.yml'), CONFIG);
-    const port = await freePort();
-    amUrl = `http://127.0.0.1:${port}`;
-    alertmanager = spawn(
-      enginePath('alertmanager'),
-      [
-        `--config.file=${join(dir, 'alertmanager.yml')}`,
-        `--storage.path=${join(dir, 'data')}`,
-        `--web.listen-address=127.0.0.1:${port}`,
-        '--cluster.listen-address=',
-      ],
-      { stdio: 'ignore' },
-    );
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const ready = await fetch(`${amUrl}/-/ready`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (ready) break;
-      if (Date.now() > deadline) throw new Error('alertmanager did not become ready');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    alertmanager = await startAlertmanager(CONFIG);
+    amUrl = alertmanager.url;
   });
-  after(async () => {
-    alertmanager?.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => alertmanager?.close());
 
   async function alertsOf(ruleId: string): Promise<AmAlert[]> {
     const alerts = (await (await fetch(`${amUrl}/api/v2/alerts`)).json()) as AmAlert[];

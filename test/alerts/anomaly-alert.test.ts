@@ -1,14 +1,10 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { evaluateDueRules } from '../../src/alerts/rule-timer.js';
 import { ADMIN_TOKEN, adminGql } from '../admin/admin-request.js';
-import { enginePath, requireEngine } from '../harness/engines.js';
+import { type Alertmanager, startAlertmanager } from '../harness/alertmanager.js';
+import { requireEngine } from '../harness/engines.js';
 import { execution, ingest, type Tenant } from '../harness/fixtures.js';
-import { freePort } from '../harness/process.js';
 import { useServer } from '../harness/suite.js';
 import { DAY, HOUR, iso, MINUTE, timeText } from '../insight/reference.js';
 import { deliveriesWhen, tenantWithRule } from './alerts-request.js';
@@ -158,41 +154,13 @@ describe('the ANOMALY alert condition', () => {
   });
 
   describe('against a real Alertmanager', needsAlertmanager, () => {
-    let alertmanager: ChildProcess;
+    let alertmanager: Alertmanager;
     let amUrl: string;
-    let dir: string;
     before(async () => {
-      dir = mkdtempSync(join(tmpdir(), 'wfapi-alertmanager-'));
-      writeFileSync(
-        join(dir, 'alertmanager.yml'),
-        "route:\n  receiver: 'null'\nreceivers:\n  - name: 'null'\n",
-      );
-      const port = await freePort();
-      amUrl = `http://127.0.0.1:${port}`;
-      alertmanager = spawn(
-        enginePath('alertmanager'),
-        [
-          `--config.file=${join(dir, 'alertmanager.yml')}`,
-          `--storage.path=${join(dir, 'data')}`,
-          `--web.listen-address=127.0.0.1:${port}`,
-          '--cluster.listen-address=',
-        ],
-        { stdio: 'ignore' },
-      );
-      await until(
-        () =>
-          fetch(`${amUrl}/-/ready`).then(
-            (r) => r.ok,
-            () => false,
-          ),
-        (ready) => ready,
-        'alertmanager not ready',
-      );
+      alertmanager = await startAlertmanager();
+      amUrl = alertmanager.url;
     });
-    after(() => {
-      alertmanager?.kill('SIGKILL');
-      rmSync(dir, { recursive: true, force: true });
-    });
+    after(() => alertmanager?.close());
 
     async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
       const deadline = Date.now() + 20_000;

@@ -1,16 +1,12 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN_TOKEN, adminGql } from '../admin/admin-request.js';
 import { CREATE_ALERT_RULE } from '../alerts/alerts-request.js';
 import { type Receiver, startReceiver } from '../alerts/receiver.js';
-import { enginePath, requireEngine } from '../harness/engines.js';
+import { type Alertmanager, startAlertmanager } from '../harness/alertmanager.js';
+import { requireEngine } from '../harness/engines.js';
 import { createTenant, execution, ingest, type Tenant, workflow } from '../harness/fixtures.js';
 import { ManualClock } from '../harness/manual-clock.js';
-import { freePort } from '../harness/process.js';
 import { useServer } from '../harness/suite.js';
 import { DAY, HOUR, iso, MINUTE } from '../insight/reference.js';
 import { assertOneError } from '../read-api/graphql-assertions.js';
@@ -44,39 +40,16 @@ describe('SLO_BURN and EXECUTION_STUCK alert rules', needsAlertmanager, () => {
     { now: clock.read },
   );
   let receiver: Receiver;
-  let alertmanager: ChildProcess;
+  let alertmanager: Alertmanager;
   let amUrl: string;
-  let dir: string;
   before(async () => {
     receiver = await startReceiver();
-    dir = mkdtempSync(join(tmpdir(), 'wfapi-slo-alertmanager-'));
-    writeFileSync(join(dir, 'alertmanager.yml'), CONFIG);
-    const port = await freePort();
-    amUrl = `http://127.0.0.1:${port}`;
-    alertmanager = spawn(
-      enginePath('alertmanager'),
-      [
-        `--config.file=${join(dir, 'alertmanager.yml')}`,
-        `--storage.path=${join(dir, 'data')}`,
-        `--web.listen-address=127.0.0.1:${port}`,
-        '--cluster.listen-address=',
-      ],
-      { stdio: 'ignore' },
-    );
-    await until(
-      () =>
-        fetch(`${amUrl}/-/ready`).then(
-          (r) => r.ok,
-          () => false,
-        ),
-      (ready) => ready,
-      'alertmanager did not become ready',
-    );
+    alertmanager = await startAlertmanager(CONFIG);
+    amUrl = alertmanager.url;
   });
   after(async () => {
     await receiver?.close();
-    alertmanager?.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
+    alertmanager?.close();
   });
 
   async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
