@@ -12,7 +12,7 @@
  */
 import type { AlertRuleRow } from '../db/tables.js';
 import { formatTime } from '../modules/shared/time.js';
-import { isVerdictCondition, verdictAlerts } from './verdict-alerts.js';
+import { endedBy, isVerdictCondition, verdictAlerts } from './verdict-alerts.js';
 
 /** How long a one-off event stays active in Alertmanager. */
 export const ONE_OFF_TTL_MS = 60 * 60 * 1000;
@@ -65,7 +65,7 @@ export function alertmanagerAlerts(
       endsAt = formatTime(new Date(now.getTime() + RESENDS_PER_TTL * resendMs));
     } else {
       startsAt = data.startsAt ?? happened;
-      endsAt = data.endsAt ?? formatTime(now);
+      endsAt = endedBy(data.endsAt, now);
     }
   } else {
     endsAt = formatTime(new Date(Date.parse(happened) + ONE_OFF_TTL_MS));

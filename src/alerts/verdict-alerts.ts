@@ -27,6 +27,18 @@ interface VerdictData {
 export const isVerdictCondition = (condition: string) =>
   condition === 'SLO_BURN' || condition === 'EXECUTION_STUCK';
 
+/**
+ * The `endsAt` of a post that resolves an alert: when the condition cleared, but never after the
+ * send. Alertmanager counts an alert resolved only once its `endsAt` has passed on its own clock,
+ * and while it is not, keeps the later `endsAt` of the firing post before it (an hour ahead):
+ * a resolution stamped by a clock ahead of the sender's (another instance's, or the evaluation's)
+ * would keep the alert firing for that hour.
+ */
+export function endedBy(endsAt: string | undefined, now: Date): string {
+  const sent = formatTime(now);
+  return endsAt !== undefined && Date.parse(endsAt) < now.getTime() ? endsAt : sent;
+}
+
 export function verdictAlerts(
   rule: AlertRuleRow,
   payload: Record<string, unknown>,
@@ -61,7 +73,7 @@ export function verdictAlerts(
       ];
     }
     const startsAt = data.startsAt ?? happened;
-    const endsAt = data.endsAt ?? formatTime(now);
+    const endsAt = endedBy(data.endsAt, now);
     return ['warning', 'critical'].map((severity) => ({
       labels: labels(severity),
       annotations,
@@ -76,7 +88,7 @@ export function verdictAlerts(
       labels,
       annotations,
       startsAt: data.startsAt ?? happened,
-      endsAt: firing ? open : (data.endsAt ?? formatTime(now)),
+      endsAt: firing ? open : endedBy(data.endsAt, now),
     },
   ];
 }
