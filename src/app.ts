@@ -50,6 +50,19 @@ export interface AppOptions {
    * a test moves its own, so that what it shows does not depend on a busy machine.
    */
   readonly now?: () => number;
+  /**
+   * How far a background load of history has come (the demo's month, loaded newest first after
+   * the server starts): `/readyz` adds it as `history`, the console shows a notice while `loading`.
+   */
+  readonly history?: () => HistoryLoad;
+}
+
+/** What `/readyz` says of a background load of history. */
+export interface HistoryLoad {
+  /** True until every window of the history is stored. */
+  readonly loading: boolean;
+  /** The data is complete from this instant (ISO) up to now; older data is still arriving. */
+  readonly completeFrom: string | null;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -218,7 +231,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
           timer = setTimeout(() => reject(new Error('ping timed out')), config.readyTimeoutMs);
         }),
       ]);
-      return { status: 'ready', ...databases(true) };
+      return { status: 'ready', ...databases(true), ...(options.history && { history: options.history() }) };
     } catch {
       return sendError(reply, new AppError('SERVICE_UNAVAILABLE', 'The database is unavailable'), {
         status: 'unavailable',

@@ -167,3 +167,16 @@ export async function seriousViolations(page: Page): Promise<string[]> {
 export function texts(page: Page, selector: string): Promise<string[]> {
   return page.$$eval(selector, (elements) => elements.map((e) => (e.textContent ?? '').trim()));
 }
+
+/** A fresh tab signed in through the link's fragment (as the demo banner prints it) at `path`. */
+export async function openSignedIn(
+  world: ConsoleWorld,
+  path = '/',
+  options: { colorScheme?: 'light' | 'dark' } = {},
+): Promise<ConsolePage> {
+  const tab = await openPage(world, options);
+  const url = new URL(path, world.server.url);
+  url.hash = `key=${encodeURIComponent(world.tenant.key)}`;
+  await tab.page.goto(url.toString());
+  return tab;
+}

@@ -33,6 +33,16 @@ describe('the demo on an empty data directory', { skip: TEST_DB !== 'pglite' }, 
     assert.ok(url && key, `no banner: ${output}`);
     const complete = () => demo.output().includes('demo history complete');
     assert.equal(complete(), false, 'the load ended before the banner');
+    // /readyz says the history is still loading, and from when it is complete (the console's notice).
+    const ready = (await (await fetch(`${url}/readyz`)).json()) as {
+      history?: { loading: boolean; completeFrom: string | null };
+    };
+    assert.equal(ready.history?.loading, true, JSON.stringify(ready));
+    const completeFrom = Date.parse(ready.history.completeFrom ?? '');
+    assert.ok(
+      completeFrom <= Date.now() - 50 * 60_000 && completeFrom > Date.now() - 31 * 86_400_000,
+      `complete from ${ready.history.completeFrom}: at least the last hour, not the whole month`,
+    );
 
     const timed = async (path: string, init?: RequestInit) => {
       const started = performance.now();

@@ -4,7 +4,7 @@ import { forgetKey, storedKey, storeKey, takeKeyFromFragment } from './key-store
 import { Link, Time } from './parts/basics.js';
 import { href, useRoute, type ViewName } from './route.js';
 import { type Session, SessionContext } from './session.js';
-import { formatAge, keepWindow } from './time.js';
+import { formatAge, keepWindow, setTimesInUtc, timesInUtc } from './time.js';
 import { CapabilitiesView } from './views/capabilities.js';
 import { ErrorsView } from './views/errors.js';
 import { ExecutionView } from './views/execution.js';
@@ -150,6 +150,39 @@ const TITLES: Record<ViewName, string> = {
   capabilities: 'Capabilities',
 };
 
+/** What `/readyz` says of a history still loading in the background (the demo's month). */
+interface HistoryLoad {
+  readonly loading: boolean;
+  readonly completeFrom: string | null;
+}
+
+/**
+ * Asks `/readyz` whether history is still loading, at the start and at each refresh while it is;
+ * once the answer has no history or says it is loaded, it is not asked again.
+ */
+function useHistoryLoad(tick: number): HistoryLoad | undefined {
+  const [history, setHistory] = useState<HistoryLoad | undefined>(undefined);
+  const [settled, setSettled] = useState(false);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: tick asks again
+  useEffect(() => {
+    if (settled) return;
+    let current = true;
+    fetch(new URL('/readyz', location.href), { headers: { accept: 'application/json' } })
+      .then((response) => response.json())
+      .then((body: { history?: HistoryLoad } | null) => {
+        if (!current) return;
+        const load = body?.history;
+        setHistory(load);
+        if (!load?.loading) setSettled(true);
+      })
+      .catch(() => undefined);
+    return () => {
+      current = false;
+    };
+  }, [tick, settled]);
+  return history;
+}
+
 function SignedIn({ apiKey, onRefused }: { apiKey: string; onRefused: (message: string) => void }) {
   const [dataAsOf, setDataAsOf] = useState<string | undefined>(undefined);
   const client = useMemo(() => createClient(apiKey, setDataAsOf), [apiKey]);
@@ -166,6 +199,8 @@ function SignedIn({ apiKey, onRefused }: { apiKey: string; onRefused: (message: 
   }, [paused]);
   const session: Session = useMemo(() => ({ client, tick, refuseKey: onRefused }), [client, tick, onRefused]);
   const route = useRoute();
+  const history = useHistoryLoad(tick);
+  const [utc, setUtc] = useState(timesInUtc);
   useEffect(() => {
     document.title = `${TITLES[route.view]} · wfapi console`;
   }, [route.view]);
@@ -192,6 +227,19 @@ function SignedIn({ apiKey, onRefused }: { apiKey: string; onRefused: (message: 
             data as of <Time iso={dataAsOf} /> ({formatAge(dataAsOf, now)} ago)
           </span>
         )}
+        <button
+          type="button"
+          class="quiet-button"
+          data-toggle="utc"
+          title={utc ? 'Times are shown in UTC: show them in your time zone' : 'Show times in UTC'}
+          onClick={() => {
+            setTimesInUtc(!utc);
+            setUtc(!utc);
+          }}
+          aria-pressed={utc}
+        >
+          UTC
+        </button>
         <button type="button" class="quiet-button" onClick={() => setPaused((p) => !p)} aria-pressed={paused}>
           {paused ? 'Resume refresh' : 'Pause refresh'}
         </button>
@@ -199,6 +247,19 @@ function SignedIn({ apiKey, onRefused }: { apiKey: string; onRefused: (message: 
           Sign out
         </button>
       </header>
+      {history?.loading && (
+        <p class="history-note" role="status" data-notice="history-loading">
+          The demo's history is still loading in the background, newest first
+          {history.completeFrom ? (
+            <>
+              : data is complete from <Time iso={history.completeFrom} /> on; older figures grow as it
+              arrives.
+            </>
+          ) : (
+            '.'
+          )}
+        </p>
+      )}
       <main class="page" key={route.view}>
         {route.view === 'overview' && <OverviewView params={route.params} />}
         {route.view === 'workflows' && <WorkflowsView params={route.params} />}

@@ -69,20 +69,81 @@ export function keepWindow(params: URLSearchParams): { window?: string; from?: s
 }
 
 const local = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
-const localShort = new Intl.DateTimeFormat(undefined, {
+const localNamed = new Intl.DateTimeFormat(undefined, {
+  dateStyle: 'medium',
+  timeStyle: 'long',
+});
+const SHORT: Intl.DateTimeFormatOptions = {
   month: 'short',
   day: 'numeric',
   hour: '2-digit',
   minute: '2-digit',
-});
+};
+const localShort = new Intl.DateTimeFormat(undefined, SHORT);
+const utcShort = new Intl.DateTimeFormat(undefined, { ...SHORT, timeZone: 'UTC' });
 
-/** An instant in the viewer's time zone. */
-export function formatLocal(iso: string, short = false): string {
-  const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : (short ? localShort : local).format(date);
+/** Where the viewer's choice of UTC is remembered between visits. */
+const UTC_KEY = 'wfapi-console:times-in-utc';
+
+function storedUtc(): boolean {
+  try {
+    return localStorage.getItem(UTC_KEY) === 'true';
+  } catch {
+    return false;
+  }
 }
 
-/** The same instant in UTC, for the hover title. */
+let inUtc = typeof localStorage === 'undefined' ? false : storedUtc();
+
+/** Whether absolute times are shown in UTC (else in the viewer's zone): the header's toggle. */
+export function timesInUtc(): boolean {
+  return inUtc;
+}
+
+/** Shows every absolute time in UTC or in the viewer's zone from the next render on, and remembers it. */
+export function setTimesInUtc(on: boolean): void {
+  inUtc = on;
+  try {
+    localStorage.setItem(UTC_KEY, String(on));
+  } catch {
+    // Storage refused (a private window's quota): the choice holds for this page only.
+  }
+}
+
+/**
+ * An instant as the console shows it: in the viewer's zone, or in UTC once the header's toggle
+ * says so (the API's own instant, `2026-08-31 14:32:18 UTC`).
+ */
+export function formatLocal(iso: string, short = false): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  if (inUtc) return short ? `${utcShort.format(date)} UTC` : formatUtc(iso);
+  return (short ? localShort : local).format(date);
+}
+
+/** The same instant in the zone not shown, for a hover title: UTC, or the viewer's zone named. */
+export function formatOtherZone(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return inUtc ? localNamed.format(date) : formatUtc(iso);
+}
+
+/** An ISO instant as a datetime-local value to the minute, in the zone times are shown in. */
+export function inputValue(iso: string): string {
+  const date = new Date(iso);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  const [year, month, day, hour, minute] = inUtc
+    ? [date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate(), date.getUTCHours(), date.getUTCMinutes()]
+    : [date.getFullYear(), date.getMonth(), date.getDate(), date.getHours(), date.getMinutes()];
+  return `${year}-${pad(month + 1)}-${pad(day)}T${pad(hour)}:${pad(minute)}`;
+}
+
+/** A datetime-local value read in the zone times are shown in, as an ISO instant. */
+export function instantOfInput(value: string): string {
+  return new Date(inUtc ? `${value}Z` : value).toISOString();
+}
+
+/** The instant in UTC, exactly as the API answers it: `2026-08-31 14:32:18 UTC`. */
 export function formatUtc(iso: string): string {
   const date = new Date(iso);
   return Number.isNaN(date.getTime())
@@ -137,4 +198,10 @@ export function formatAgo(iso: string, now = Date.now()): string {
 /** An instant no later than now (a chosen range may end in the bucket still filling). */
 export function clampToNow(iso: string, now = Date.now()): string {
   return Date.parse(iso) > now ? new Date(now).toISOString() : iso;
+}
+
+/** A credit amount with its unit: the API's exact decimal, then "credit" or "credits". */
+export function formatCredits(amount: string | number | null | undefined): string {
+  if (amount === null || amount === undefined || amount === '') return '–';
+  return `${amount} ${Number(amount) === 1 ? 'credit' : 'credits'}`;
 }

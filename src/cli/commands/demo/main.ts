@@ -1,4 +1,4 @@
-import { type App, buildApp } from '../../../app.js';
+import { type App, buildApp, type HistoryLoad } from '../../../app.js';
 import { type Config, ConfigError, loadConfig } from '../../../config.js';
 import type { Database } from '../../../db/database.js';
 import { type EmbeddedDatabase, openEmbedded } from '../../../db/embedded/embedded-database.js';
@@ -144,7 +144,13 @@ export async function demo(env: Readonly<Record<string, string | undefined>>, fl
     const first = await loadWindows(db, world, urgent, loadOptions);
     if (io.signal.aborted) return;
 
-    app = await buildApp(config, { db });
+    // What /readyz says of the month while its older days load (the console's notice).
+    let loadingHistory = later.length > 0;
+    const history = (): HistoryLoad => {
+      const newest = state.loaded[state.loaded.length - 1];
+      return { loading: loadingHistory, completeFrom: newest ? new Date(newest[0]).toISOString() : null };
+    };
+    app = await buildApp(config, { db, history });
     let url: string;
     try {
       url = await app.listen();
@@ -189,6 +195,9 @@ export async function demo(env: Readonly<Record<string, string | undefined>>, fl
         signal: io.signal,
         fullDetailFrom: state.fullDetailFrom,
         onWindow: (w) => markLoaded(w, true),
+      }).finally(() => {
+        // Stored, or stopped by an error the demo reports: either way nothing more is coming.
+        loadingHistory = false;
       });
       if (!io.signal.aborted) {
         say(

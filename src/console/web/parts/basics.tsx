@@ -1,22 +1,35 @@
 import type { ComponentChildren, JSX } from 'preact';
 import { useState } from 'preact/hooks';
-import { navigate } from '../route.js';
-import { formatAgo, formatLocal, formatUtc } from '../time.js';
+import { href, navigate } from '../route.js';
+import { formatAgo, formatLocal, formatOtherZone } from '../time.js';
 
-/** An instant in the viewer's zone (UTC on hover), with how long ago when `relative`. */
+/**
+ * An instant in the zone the header's toggle chooses (the viewer's, or UTC), the other zone on
+ * hover; with `relative` how long ago follows it. `ago` shows only how long ago ("5 min ago"),
+ * the absolute time on hover.
+ */
 export function Time({
   iso,
   short,
   relative,
+  ago,
 }: {
   iso: string | null | undefined;
   short?: boolean;
   relative?: boolean;
+  ago?: boolean;
 }) {
   if (!iso) return <span class="muted">–</span>;
+  if (ago) {
+    return (
+      <time dateTime={iso} title={formatLocal(iso)} data-ago>
+        {formatAgo(iso)}
+      </time>
+    );
+  }
   return (
     <>
-      <time dateTime={iso} title={formatUtc(iso)}>
+      <time dateTime={iso} title={formatOtherZone(iso)}>
         {formatLocal(iso, short)}
       </time>
       {relative && <span class="muted"> ({formatAgo(iso)})</span>}
@@ -153,20 +166,32 @@ export function Pager({
   );
 }
 
-/** Latest runs as a strip of marks coloured by outcome, oldest left. */
+/**
+ * Latest runs as a strip of marks coloured by outcome, oldest left; each mark is a link to its
+ * execution, named by its status and start (the strip's summary is said once before them).
+ */
 export function RunStrip({
   runs,
+  keep = {},
 }: {
   runs: ReadonlyArray<{ uuid: string; status: string; startedAt: string }>;
+  /** What the execution's address keeps of the current one (the window). */
+  keep?: Record<string, string | undefined>;
 }) {
   const ordered = [...runs].reverse();
   return (
-    <span class="strip" role="img" aria-label={`latest ${runs.length} runs: ${summarize(runs)}`}>
+    <span class="strip" data-strip>
+      <span class="visually-hidden">
+        latest {runs.length} runs: {summarize(runs)}.
+      </span>
       {ordered.map((run) => (
-        <span
+        <Link
           key={run.uuid}
+          href={href('execution', { uuid: run.uuid, ...keep })}
           class={`mark ${toneOf(run.status)}`}
-          title={`${run.status} ${formatUtc(run.startedAt)}`}
+          title={`${run.status} ${formatLocal(run.startedAt)}`}
+          aria-label={`${run.status} run started ${formatLocal(run.startedAt)}`}
+          data-run={run.uuid}
         />
       ))}
     </span>

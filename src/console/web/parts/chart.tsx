@@ -1,6 +1,6 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { useDark } from '../theme.js';
-import { formatCount, formatLocal, formatUtc } from '../time.js';
+import { formatCount, formatLocal, formatOtherZone } from '../time.js';
 
 export interface ChartSeries {
   readonly label: string;
@@ -384,8 +384,8 @@ export function Chart({
           <tbody>
             {buckets.map((b, i) => (
               <tr key={b.from}>
-                <td title={formatUtc(b.from)}>
-                  {new Date(b.from).toLocaleString()}
+                <td title={formatOtherZone(b.from)}>
+                  {formatLocal(b.from)}
                   {partial(i) ? ' (partial)' : ''}
                 </td>
                 {series.map((s) => (

@@ -158,7 +158,7 @@ export function ErrorsView({ params }: { params: URLSearchParams }) {
                         />
                       </td>
                       <td>
-                        <Time iso={g.lastSeenAt} short />
+                        <Time iso={g.lastSeenAt} ago />
                       </td>
                     </tr>,
                     g.fingerprint === fp ? (

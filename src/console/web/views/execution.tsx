@@ -5,7 +5,7 @@ import { CopyButton, ErrorNote, Link, Section, Status, Time, toneOf } from '../p
 import { SearchBox } from '../parts/search-box.js';
 import { href, navigate } from '../route.js';
 import { useLoad } from '../session.js';
-import { formatDuration, formatUtc, keepWindow } from '../time.js';
+import { formatCredits, formatDuration, formatLocal, keepWindow } from '../time.js';
 
 /**
  * The error groups this execution belongs to: the groups of its workflow at its start instant,
@@ -188,7 +188,7 @@ export function ExecutionView({ params }: { params: URLSearchParams }) {
                 )}
               </dd>
               <dt>credits</dt>
-              <dd data-figure="credits">{e.creditUsed ? `${e.creditUsed} credits` : '–'}</dd>
+              <dd data-figure="credits">{formatCredits(e.creditUsed)}</dd>
               <dt>in TEE</dt>
               <dd>
                 {e.executedInTee === null || e.executedInTee === undefined
@@ -298,7 +298,7 @@ function Gantt({
     const lines = [
       `${x.capabilityID}${x.method ? ` ${x.method}` : ''}`,
       `${x.status}, ${x.finishedAt ? `took ${formatDuration(to - from)}` : 'still running'}`,
-      `started ${formatUtc(x.startedAt)} (+${formatDuration(from - start)} into the execution)`,
+      `started ${formatLocal(x.startedAt)} (+${formatDuration(from - start)} into the execution)`,
       ...errors.map((err) => `error: ${err}`),
     ];
     return { x, from, to, errors, failed, lines };
@@ -410,7 +410,7 @@ function LogList({
           {groups.map((g, i) => (
             // biome-ignore lint/suspicious/noArrayIndexKey: log lines are in time order and have no id
             <li key={i} data-log>
-              <span class="mono muted" title={formatUtc(g.first.timestamp)}>
+              <span class="mono muted" title={formatLocal(g.first.timestamp)}>
                 +{formatDuration(Math.max(0, Date.parse(g.first.timestamp) - origin))}
               </span>{' '}
               <span class="node" title={g.nodes.join(', ')}>

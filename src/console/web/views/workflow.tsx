@@ -6,7 +6,17 @@ import { SearchBox } from '../parts/search-box.js';
 import { WindowPicker } from '../parts/window-picker.js';
 import { href, intParam, navigate } from '../route.js';
 import { useLoad } from '../session.js';
-import { clampToNow, formatCount, formatDuration, formatRate, viewWindow } from '../time.js';
+import {
+  clampToNow,
+  formatCount,
+  formatCredits,
+  formatDuration,
+  formatRate,
+  inputValue,
+  instantOfInput,
+  timesInUtc,
+  viewWindow,
+} from '../time.js';
 
 const STATUSES: readonly WorkflowExecutionStatus[] = [
   'SUCCESS',
@@ -34,13 +44,6 @@ function withParams(params: URLSearchParams, change: Record<string, string | num
     [...params].filter(([name]) => name !== 'view'),
   );
   return href('workflow', { ...next, ...change });
-}
-
-/** An ISO instant as a datetime-local value in the viewer's zone, to the minute. */
-function localInput(iso: string): string {
-  const date = new Date(iso);
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
 }
 
 type Count = { count: number };
@@ -203,11 +206,7 @@ export function WorkflowView({ params }: { params: URLSearchParams }) {
               value={formatRate(counts.failure, counts.success + counts.failure)}
             />
             {window.name && (
-              <Figure
-                label="Credits"
-                name="credits"
-                value={data.workflow.creditUsed ? `${data.workflow.creditUsed} credits` : '–'}
-              />
+              <Figure label="Credits" name="credits" value={formatCredits(data.workflow.creditUsed)} />
             )}
             <Figure label="Last run" name="last-run" value={<Time iso={data.workflow.executedAt} />} />
           </div>
@@ -318,17 +317,17 @@ export function WorkflowView({ params }: { params: URLSearchParams }) {
             ))}
           </fieldset>
           <label>
-            <span>Started from</span>
+            <span>Started from{timesInUtc() ? ' (UTC)' : ''}</span>
             <input
               type="datetime-local"
-              value={data ? localInput(data.from) : ''}
+              value={data ? inputValue(data.from) : ''}
               onChange={(e) => {
                 const value = (e.target as HTMLInputElement).value;
                 if (value && data)
                   navigate(
                     withParams(params, {
                       window: undefined,
-                      from: new Date(value).toISOString(),
+                      from: instantOfInput(value),
                       to: data.to,
                       page: undefined,
                     }),
@@ -337,10 +336,10 @@ export function WorkflowView({ params }: { params: URLSearchParams }) {
             />
           </label>
           <label>
-            <span>to</span>
+            <span>to{timesInUtc() ? ' (UTC)' : ''}</span>
             <input
               type="datetime-local"
-              value={data ? localInput(data.to) : ''}
+              value={data ? inputValue(data.to) : ''}
               onChange={(e) => {
                 const value = (e.target as HTMLInputElement).value;
                 if (value && data)
@@ -348,7 +347,7 @@ export function WorkflowView({ params }: { params: URLSearchParams }) {
                     withParams(params, {
                       window: undefined,
                       from: data.from,
-                      to: new Date(value).toISOString(),
+                      to: instantOfInput(value),
                       page: undefined,
                     }),
                   );
@@ -445,7 +444,9 @@ export function ExecutionTable({
               <td class="num">
                 {e.finishedAt ? formatDuration(Date.parse(e.finishedAt) - Date.parse(e.startedAt)) : '–'}
               </td>
-              <td class="num">{e.creditUsed ?? '–'}</td>
+              <td class="num" data-cell="credits">
+                {formatCredits(e.creditUsed)}
+              </td>
               <td class="error-text clip">{e.errors?.find((x) => x)?.error ?? ''}</td>
             </tr>
           ))}
