@@ -16,7 +16,7 @@ import { ADMIN_TOKEN } from '../admin/admin-request.js';
 import { requireEngine } from '../harness/engines.js';
 import { createTenant, deployment, execution, ingest, workflow } from '../harness/fixtures.js';
 import { ManualClock } from '../harness/manual-clock.js';
-import { DAY, HOUR, iso, MINUTE } from '../insight/reference.js';
+import { HOUR, iso, MINUTE } from '../insight/reference.js';
 import { createObjective } from '../verdicts/objectives-request.js';
 import {
   type ConsolePage,
@@ -25,7 +25,6 @@ import {
   openConsoleWorld,
   openPage,
   seriousViolations,
-  texts,
 } from './console-session.js';
 
 const SCREENSHOTS = process.env.WFAPI_SCREENSHOTS ?? 'test-results/screenshots';
@@ -57,7 +56,11 @@ describe(
       const clock = new ManualClock(now);
       world = await openConsoleWorld(
         { workflows: 3, executions: 300, days: 2, seed: 'console-verdicts' },
-        { config: { adminToken: ADMIN_TOKEN }, options: { now: clock.read } },
+        {
+          // The rate limiter's tokens refill by the same standing clock: never, so no limit here.
+          config: { adminToken: ADMIN_TOKEN, rateLimit: { burst: 1_000_000, perSecond: 1_000_000 } },
+          options: { now: clock.read },
+        },
       );
       const org = world.tenant.organizationId;
       const flow = workflow(org, { name: 'settlement' });
@@ -135,6 +138,11 @@ describe(
       assert.ok(overflow <= 0, `${name} scrolls ${overflow}px sideways`);
       mkdirSync(SCREENSHOTS, { recursive: true });
       await page.screenshot({ path: `${SCREENSHOTS}/verdicts-${name}.png`, fullPage: true });
+    for (const section of ['unusual', 'objectives', 'deployments']) {
+      const panel = page.locator(`[data-section="${section}"]`);
+      if (await panel.count())
+        await panel.screenshot({ path: `${SCREENSHOTS}/verdicts-${name}-${section}.png` });
+    }
     }
 
     it("badges each deployment of a workflow with its verdict in words, says what changed in its row, and marks it on the workflow's charts, red when it regressed", async (t) => {
@@ -291,6 +299,172 @@ describe(
       assert.match(readout, /unusual: above the expected range/);
       await checked(tab, 'workflow-day');
       noProblems(tab);
+    });
+
+    it("lists what is unusual now and the organization's objectives on the overview as the API answers them, and a workflow's own objectives in its view", async (t) => {
+      const tab = await signedIn(t, '/');
+      const { page } = tab;
+      await complete(page, 'overview');
+      const holder = page.locator('[data-unusual-from]');
+      const from = await holder.getAttribute('data-unusual-from');
+      const to = (await holder.getAttribute('data-unusual-to'))!;
+      const { anomalies, serviceLevels } = await world.api(
+        `query($from: Time!, $to: Time!) {
+          anomalies(input: {from: $from, to: $to}) { data { metric workflowUUID workflowName from to observed expected direction } }
+          serviceLevels(input: {}) { data {
+            id name workflowName attainment errorBudgetRemaining burnRates { window rate } status
+          } }
+        }`,
+        { from, to },
+      );
+      type Entry = {
+        metric: AnomalyMetric;
+        workflowUUID: string | null;
+        workflowName: string | null;
+        from: string;
+        to: string;
+        observed: number;
+        expected: number;
+        direction: string;
+      };
+      const keyOf = (e: Entry) => `${e.workflowUUID ?? 'organization'}/${e.metric}`;
+      // The latest anomaly of each scope and metric is current when its bucket ended at most an hour ago.
+      const latest = new Map<string, Entry>();
+      for (const entry of anomalies.data as Entry[])
+        if (!latest.has(keyOf(entry))) latest.set(keyOf(entry), entry);
+      const current = [...latest.values()].filter((e) => Date.parse(e.to) >= Date.parse(to) - HOUR);
+      assert.ok(
+        current.some(
+          (e) => e.workflowUUID === settlement && e.metric === 'FAILURE_RATE' && e.direction === 'UP',
+        ),
+        "the incident's failure rate is unusual now",
+      );
+      const rows = page.locator('[data-section="unusual"] tr[data-anomaly]');
+      assert.deepEqual(
+        (await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-anomaly')))).sort(),
+        current.map(keyOf).sort(),
+      );
+      const anomalous = new Set((anomalies.data as Entry[]).map((e) => `${keyOf(e)}@${Date.parse(e.from)}`));
+      for (const entry of current) {
+        const row = page.locator(`tr[data-anomaly="${keyOf(entry)}"]`);
+        assert.equal(
+          await row.locator('[data-cell="workflow"]').innerText(),
+          entry.workflowName ?? 'The organization as a whole',
+        );
+        assert.ok(
+          (await row.locator('[data-cell="metric"]').innerText()).startsWith(METRIC_TEXT[entry.metric]),
+        );
+        assert.equal(
+          await row.locator('[data-cell="observed"]').innerText(),
+          formatMetric(entry.metric, entry.observed),
+        );
+        assert.ok(
+          (await row.locator('[data-cell="expected"]').innerText()).startsWith(
+            formatMetric(entry.metric, entry.expected),
+          ),
+        );
+        // Since: an anomalous bucket of the same scope and metric, as is every hour from it to the latest.
+        const since = Date.parse((await row.locator('[data-cell="since"]').getAttribute('data-since'))!);
+        for (let at = since; at <= Date.parse(entry.from); at += HOUR)
+          assert.ok(anomalous.has(`${keyOf(entry)}@${at}`), `${keyOf(entry)} at ${iso(at)}`);
+        assert.ok(!anomalous.has(`${keyOf(entry)}@${since - HOUR}`), `${keyOf(entry)}: the run starts there`);
+      }
+      // Objectives: by name, each with its figures, burn rates and status in words.
+      const levels = serviceLevels.data as Array<{
+        id: string;
+        name: string;
+        workflowName: string | null;
+        attainment: number | null;
+        errorBudgetRemaining: number | null;
+        burnRates: Array<{ window: string; rate: number | null }>;
+        status: string;
+      }>;
+      assert.deepEqual(
+        levels.map((l) => l.name),
+        ['all workflows succeed', 'settlement availability', 'settlement latency'],
+      );
+      assert.equal(levels[1]!.status, 'PAGE', 'the incident burns the availability budget fast');
+      assert.deepEqual(
+        await page
+          .locator('[data-section="objectives"] tr[data-objective]')
+          .evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-objective'))),
+        levels.map((l) => l.id),
+      );
+      for (const level of levels) {
+        const row = page.locator(`tr[data-objective="${level.id}"]`);
+        assert.ok((await row.locator('[data-cell="name"]').innerText()).startsWith(level.name));
+        assert.equal(
+          await row.locator('[data-cell="workflow"]').innerText(),
+          level.workflowName ?? 'all workflows',
+        );
+        assert.ok(
+          (await row.locator('[data-cell="attainment"]').innerText()).startsWith(
+            formatShare(level.attainment, 2),
+          ),
+        );
+        assert.equal(
+          await row.locator('[data-cell="budget"]').innerText(),
+          formatShare(level.errorBudgetRemaining),
+        );
+        assert.deepEqual(
+          await row
+            .locator('[data-cell="burns"] li')
+            .evaluateAll((lis) =>
+              lis.map((li) => [li.getAttribute('data-window'), li.querySelector('[data-rate]')?.textContent]),
+            ),
+          level.burnRates.map((b) => [b.window, formatBurn(b.rate)]),
+        );
+        assert.equal(await row.locator('[data-cell="status"]').innerText(), level.status);
+      }
+      await checked(tab, 'overview');
+      await page.setViewportSize({ width: 390, height: 844 });
+      await checked(tab, 'overview-phone');
+      // The workflow's link leads to its day, with its own objectives only.
+      await page.locator(`tr[data-anomaly="${settlement}/FAILURE_RATE"] [data-cell="workflow"] a`).click();
+      await complete(page, 'workflow');
+      assert.equal(new URL(page.url()).searchParams.get('window'), '24h');
+      assert.deepEqual(
+        await page
+          .locator('[data-section="objectives"] tr[data-objective]')
+          .evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-objective'))),
+        levels.filter((l) => l.workflowName === 'settlement').map((l) => l.id),
+      );
+      assert.equal(await page.locator('[data-section="objectives"] [data-cell="workflow"]').count(), 0);
+      await checked(tab, 'workflow-phone');
+      noProblems(tab);
+    });
+
+    it('says so, in a designed empty state, when nothing is unusual and there are no objectives', async (t) => {
+      const quiet = await createTenant(world.database.db, 'Quiet Org');
+      for (const viewport of [
+        { width: 1440, height: 900 },
+        { width: 390, height: 844 },
+      ]) {
+        const tab = await signedIn(t, '/', quiet.key, viewport);
+        const { page } = tab;
+        await complete(page, 'overview');
+        const holder = page.locator('[data-unusual-from]');
+        const answer = await world.server.gql(
+          quiet.key,
+          'query($from: Time!, $to: Time!) { anomalies(input: {from: $from, to: $to}) { data { metric } } serviceLevels(input: {}) { data { id } } }',
+          {
+            from: await holder.getAttribute('data-unusual-from'),
+            to: await holder.getAttribute('data-unusual-to'),
+          },
+        );
+        assert.deepEqual(answer.body.data, { anomalies: { data: [] }, serviceLevels: { data: [] } });
+        assert.match(
+          await page.locator('[data-section="unusual"] [data-empty]').innerText(),
+          /^Nothing unusual now\./,
+        );
+        assert.match(
+          await page.locator('[data-section="objectives"] [data-empty]').innerText(),
+          /^No objectives yet\./,
+        );
+        assert.equal(await page.locator('tr[data-anomaly], tr[data-objective]').count(), 0);
+        await checked(tab, `overview-empty-${viewport.width}`);
+        noProblems(tab);
+      }
     });
   },
 );

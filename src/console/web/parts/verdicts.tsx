@@ -102,22 +102,28 @@ export function UnusualList({
               )}
             </td>
             <td data-label="metric" data-cell="metric">
-              {METRIC_TEXT[a.metric as AnomalyMetric]}{' '}
-              <span class={a.direction === 'UP' ? 'bad' : 'busy'}>
-                {a.direction === 'UP' ? '▲ above' : '▼ below'}
+              <span>
+                {METRIC_TEXT[a.metric as AnomalyMetric]}{' '}
+                <span class={a.direction === 'UP' ? 'bad' : 'busy'}>
+                  {a.direction === 'UP' ? '▲ above' : '▼ below'}
+                </span>
               </span>
             </td>
             <td class="num" data-label="observed" data-cell="observed">
               {formatMetric(a.metric, a.observed)}
             </td>
             <td class="num" data-label="expected" data-cell="expected">
-              {formatMetric(a.metric, a.expected)}{' '}
-              <span class="muted small">
-                ({formatMetric(a.metric, a.lower)} – {formatMetric(a.metric, a.upper)})
+              <span>
+                {formatMetric(a.metric, a.expected)}{' '}
+                <span class="muted small">
+                  ({formatMetric(a.metric, a.lower)} – {formatMetric(a.metric, a.upper)})
+                </span>
               </span>
             </td>
             <td data-label="since" data-cell="since" data-since={a.since}>
-              <Time iso={a.since} short relative />
+              <span>
+                <Time iso={a.since} short relative />
+              </span>
             </td>
           </tr>
         ))}
@@ -164,7 +170,7 @@ export function ObjectivesTable({
           const filled = budget === null ? 0 : Math.max(0, Math.min(1, budget));
           return (
             <tr key={level.id} data-objective={level.id}>
-              <td data-cell="name">
+              <td class="stacked" data-cell="name">
                 {level.name}
                 <div class="muted small">
                   {level.indicator === 'LATENCY' ? `under ${level.thresholdMs} ms` : 'succeeded'} · target{' '}
@@ -183,10 +189,12 @@ export function ObjectivesTable({
                 </td>
               )}
               <td class="num" data-label="attainment" data-cell="attainment">
-                {formatShare(level.attainment, 2)}
-                <div class="muted small">
-                  {level.good} of {level.total}
-                </div>
+                <span>
+                  {formatShare(level.attainment, 2)}
+                  <span class="muted small block">
+                    {level.good} of {level.total} good
+                  </span>
+                </span>
               </td>
               <td class="num" data-label="error budget left">
                 <div class="budget">
