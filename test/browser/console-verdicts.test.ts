@@ -138,11 +138,11 @@ describe(
       assert.ok(overflow <= 0, `${name} scrolls ${overflow}px sideways`);
       mkdirSync(SCREENSHOTS, { recursive: true });
       await page.screenshot({ path: `${SCREENSHOTS}/verdicts-${name}.png`, fullPage: true });
-    for (const section of ['unusual', 'objectives', 'deployments']) {
-      const panel = page.locator(`[data-section="${section}"]`);
-      if (await panel.count())
-        await panel.screenshot({ path: `${SCREENSHOTS}/verdicts-${name}-${section}.png` });
-    }
+      for (const section of ['unusual', 'objectives', 'deployments']) {
+        const panel = page.locator(`[data-section="${section}"]`);
+        if (await panel.count())
+          await panel.screenshot({ path: `${SCREENSHOTS}/verdicts-${name}-${section}.png` });
+      }
     }
 
     it("badges each deployment of a workflow with its verdict in words, says what changed in its row, and marks it on the workflow's charts, red when it regressed", async (t) => {
