@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { ConfigOverrides } from '../../src/config.js';
 import { createWorld, recordsBetween, toNdjsonLine } from '../../src/simulate/index.js';
 import { openTestDatabase, type TestDatabase } from '../harness/database.js';
 import { enginePath } from '../harness/engines.js';
@@ -41,9 +42,13 @@ export interface WorldPlan {
 }
 const DEFAULT_PLAN: WorldPlan = { workflows: 6, executions: 1200, days: 3 };
 
-export async function openConsoleWorld(plan: WorldPlan = DEFAULT_PLAN): Promise<ConsoleWorld> {
+/** `setup`: the server's configuration and options, e.g. an admin token or a clock of the test's. */
+export async function openConsoleWorld(
+  plan: WorldPlan = DEFAULT_PLAN,
+  setup: { config?: ConfigOverrides; options?: Parameters<typeof startServer>[2] } = {},
+): Promise<ConsoleWorld> {
   const database = await openTestDatabase();
-  const server = await startServer(database.db);
+  const server = await startServer(database.db, setup.config, setup.options);
   const browser = await chromium.launch({ executablePath: enginePath('chromium'), args: CHROMIUM_ARGS });
   const close = async () => {
     await browser.close();

@@ -289,7 +289,11 @@ describe('the web console in a real browser', needsChromium, () => {
       answer.workflowExecutions.data.map((e: { uuid: string }) => e.uuid),
     );
     assert.ok(await page.locator('input[type="checkbox"]').first().isVisible());
-    assert.equal(await page.getByLabel('FAILURE').isChecked(), true, 'the filter from the link is shown');
+    assert.equal(
+      await page.getByLabel('FAILURE', { exact: true }).isChecked(),
+      true,
+      'the filter from the link is shown',
+    );
     noProblems(tab);
   });
 

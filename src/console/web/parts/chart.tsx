@@ -33,6 +33,8 @@ export interface ChartVerdicts {
     readonly label: string;
     readonly lower: ReadonlyArray<number | null>;
     readonly upper: ReadonlyArray<number | null>;
+    /** Buckets whose value lies outside the band, and on which side: marked, and named in words. */
+    readonly anomalous?: ReadonlyArray<'above' | 'below' | null>;
   };
 }
 
@@ -156,6 +158,14 @@ export function Chart({
     : anchor !== undefined && active !== undefined
       ? [Math.min(anchor, active), Math.max(anchor, active)]
       : undefined;
+  const bandText = (i: number) => {
+    const lo = band?.lower[i];
+    const hi = band?.upper[i];
+    return lo === null || lo === undefined || hi === null || hi === undefined
+      ? ''
+      : `expected ${format(lo)} – ${format(hi)}`;
+  };
+  const unusual = (i: number) => band?.anomalous?.[i] ?? null;
   const readout = (i: number) => {
     const b = buckets[i]!;
     const values = series.map(
@@ -163,6 +173,8 @@ export function Chart({
         `${s.label} ${s.values[i] === null || s.values[i] === undefined ? '–' : format(s.values[i] as number)}`,
     );
     const notes = [
+      bandText(i),
+      unusual(i) ? `unusual: ${unusual(i)} the expected range` : '',
       partial(i) ? 'in progress, partial' : '',
       early(i) ? 'starts before the window' : '',
     ].filter(Boolean);
@@ -344,6 +356,24 @@ export function Chart({
                 </g>
               );
             })}
+            {buckets.map((b, i) => {
+              const side = unusual(i);
+              if (!side) return null;
+              const cx = (x(Date.parse(b.from)) + x(Date.parse(b.to))) / 2;
+              const tip = MARGIN.top + 7;
+              return (
+                <path
+                  key={`unusual-${b.from}`}
+                  data-anomalous={side}
+                  d={
+                    side === 'above'
+                      ? `M${cx - 5},${tip}L${cx + 5},${tip}L${cx},${MARGIN.top}Z`
+                      : `M${cx - 5},${MARGIN.top}L${cx + 5},${MARGIN.top}L${cx},${tip}Z`
+                  }
+                  fill={dark ? '#ff7b72' : '#cf222e'}
+                />
+              );
+            })}
             {buckets.map((b, i) =>
               i % labelEvery === 0 && x(Date.parse(b.from)) + 84 <= width ? (
                 // biome-ignore lint/suspicious/noArrayIndexKey: buckets are in time order
@@ -362,6 +392,16 @@ export function Chart({
             {s.label}
           </span>
         ))}
+        {band && (
+          <span class="legend-item">
+            <span class="swatch band" /> {band.label}
+          </span>
+        )}
+        {band?.anomalous?.some(Boolean) && (
+          <span class="legend-item">
+            <span class="swatch unusual" aria-hidden="true" /> outside it (unusual)
+          </span>
+        )}
         {n > 0 && partial(n - 1) && (
           <span class="legend-item">
             <span class="swatch hatched" /> bucket in progress (partial)
@@ -379,6 +419,11 @@ export function Chart({
                   {s.label}
                 </th>
               ))}
+              {band && (
+                <th scope="col" class="num">
+                  expected
+                </th>
+              )}
             </tr>
           </thead>
           <tbody>
@@ -393,6 +438,12 @@ export function Chart({
                     {s.values[i] === null || s.values[i] === undefined ? '–' : format(s.values[i] as number)}
                   </td>
                 ))}
+                {band && (
+                  <td class="num" data-series="expected" data-unusual={unusual(i) ?? undefined}>
+                    {bandText(i).replace(/^expected /, '') || '–'}
+                    {unusual(i) ? ` (unusual: ${unusual(i)})` : ''}
+                  </td>
+                )}
               </tr>
             ))}
           </tbody>

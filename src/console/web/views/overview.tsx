@@ -3,10 +3,19 @@ import { type Client, describeError } from '../api.js';
 import { windowCounts } from '../counts.js';
 import { ErrorNote, Figure, Link, Section, Sparkline, Time } from '../parts/basics.js';
 import { Chart, FAILURE_COLOR, P50_COLOR, P95_COLOR, SUCCESS_COLOR } from '../parts/chart.js';
+import {
+  ANOMALY_FIELDS,
+  EmptyState,
+  ObjectivesTable,
+  SERVICE_LEVEL_FIELDS,
+  type ServiceLevel,
+  UnusualList,
+} from '../parts/verdicts.js';
 import { WindowPicker } from '../parts/window-picker.js';
 import { href, navigate } from '../route.js';
 import { useLoad } from '../session.js';
 import { clampToNow, formatCount, formatDuration, formatRate, viewWindow } from '../time.js';
+import { type AnomalyEntry, currentAnomalies } from '../verdicts.js';
 
 const TOP = 5;
 /** Failures listed per aliased page, and pages per request (the server's default alias limit is 30). */
@@ -35,7 +44,12 @@ interface InsightAnswer {
       activity: Array<{ occurrences: number }>;
     }>;
   };
+  anomalies: { data: AnomalyEntry[] };
+  serviceLevels: { data: ServiceLevel[] };
 }
+
+/** "Unusual now" looks at the last 24 hours, in hours, whatever the window the view shows. */
+const UNUSUAL_SPAN_MS = 24 * 3_600_000;
 
 const CORE = `query OverviewFigures($from: Time!, $to: Time!) {
   all: workflowExecutions(input: {from: $from, to: $to, page: {size: 1}}) { count }
@@ -46,11 +60,13 @@ const CORE = `query OverviewFigures($from: Time!, $to: Time!) {
   workflowActivity(input: {from: $from, to: $to}) { data { from to successCount failureCount } }
 }`;
 
-const INSIGHT = `query OverviewInsight($from: Time!, $to: Time!) {
+const INSIGHT = `query OverviewInsight($from: Time!, $to: Time!, $recentFrom: Time!, $now: Time!) {
   durationStats(input: {from: $from, to: $to}) { data { p50Ms p95Ms } }
   errorGroups(input: {from: $from, to: $to, page: {size: 100}}) {
     count data { fingerprint pattern occurrences activity { occurrences } }
   }
+  anomalies(input: {from: $recentFrom, to: $now}) { data { ${ANOMALY_FIELDS} } }
+  serviceLevels(input: {}) { data { ${SERVICE_LEVEL_FIELDS} } }
 }`;
 
 /**
@@ -60,9 +76,11 @@ const INSIGHT = `query OverviewInsight($from: Time!, $to: Time!) {
  * exact counts of the top five, and each bucket's durations, each as aliased batches.
  */
 async function loadOverview(client: Client, from: string, to: string) {
+  const now = new Date().toISOString();
+  const recentFrom = new Date(Date.parse(now) - UNUSUAL_SPAN_MS).toISOString();
   const [core, insight] = await Promise.all([
     client.request<CoreAnswer>(CORE, { from, to }),
-    client.request<InsightAnswer>(INSIGHT, { from, to }).then(
+    client.request<InsightAnswer>(INSIGHT, { from, to, recentFrom, now }).then(
       (answer) => ({ answer, error: undefined }),
       (error: unknown) => ({ answer: undefined, error: describeError(error) }),
     ),
@@ -78,6 +96,12 @@ async function loadOverview(client: Client, from: string, to: string) {
     buckets,
     durations: insight.answer?.durationStats.data,
     groups: insight.answer?.errorGroups,
+    unusual: insight.answer && {
+      from: recentFrom,
+      to: now,
+      current: currentAnomalies(insight.answer.anomalies.data, now),
+    },
+    levels: insight.answer?.serviceLevels.data,
     insightError: insight.error,
     perBucket,
     failing,
@@ -245,6 +269,39 @@ export function OverviewView({ params }: { params: URLSearchParams }) {
             <Figure label="p50 duration" name="p50" value={formatDuration(data.durations?.p50Ms)} />
             <Figure label="p95 duration" name="p95" value={formatDuration(data.durations?.p95Ms)} />
           </div>
+          <Section title="Unusual now" id="unusual">
+            <ErrorNote message={data.insightError} />
+            {data.unusual && (
+              <div data-unusual-from={data.unusual.from} data-unusual-to={data.unusual.to}>
+                {data.unusual.current.length === 0 ? (
+                  <EmptyState title="Nothing unusual now.">
+                    Every workflow's executions, failure rate and p95 duration in the latest hour are within
+                    their expected ranges (from the same hour of the four weeks before).
+                  </EmptyState>
+                ) : (
+                  <>
+                    <p class="muted small">
+                      Metrics outside their expected range in the hour in progress or the last one ended, and
+                      since when without a break (over the last 24 hours).
+                    </p>
+                    <UnusualList anomalies={data.unusual.current} keep={{ window: '24h' }} />
+                  </>
+                )}
+              </div>
+            )}
+          </Section>
+          <Section title="Objectives" id="objectives">
+            <ErrorNote message={data.insightError} />
+            {data.levels &&
+              (data.levels.length === 0 ? (
+                <EmptyState title="No objectives yet.">
+                  Operators create service level objectives with <code>wfapi slo create</code> or the admin
+                  API; each then shows its attainment, error budget and burn rates here.
+                </EmptyState>
+              ) : (
+                <ObjectivesTable levels={data.levels} keep={kept} />
+              ))}
+          </Section>
           <Section title="Success and failure" id="outcomes">
             <Chart
               label="Successful and failed executions per bucket"

@@ -1,8 +1,16 @@
 import { useMemo } from 'preact/hooks';
 import type { WorkflowExecutionStatus } from '../../../client/index.js';
+import { describeError } from '../api.js';
 import { ErrorNote, Figure, Link, Pager, Section, Status, Time, toneOf } from '../parts/basics.js';
-import { Chart, FAILURE_COLOR, SUCCESS_COLOR } from '../parts/chart.js';
+import { Chart, type ChartVerdicts, FAILURE_COLOR, P95_COLOR, SUCCESS_COLOR } from '../parts/chart.js';
 import { SearchBox } from '../parts/search-box.js';
+import {
+  EmptyState,
+  ObjectivesTable,
+  SERVICE_LEVEL_FIELDS,
+  type ServiceLevel,
+  VerdictBadge,
+} from '../parts/verdicts.js';
 import { WindowPicker } from '../parts/window-picker.js';
 import { href, intParam, navigate } from '../route.js';
 import { useLoad } from '../session.js';
@@ -17,6 +25,7 @@ import {
   timesInUtc,
   viewWindow,
 } from '../time.js';
+import { type AnomalyMetric, formatPoints, formatShare, VERDICT_TEXT, type Verdict } from '../verdicts.js';
 
 const STATUSES: readonly WorkflowExecutionStatus[] = [
   'SUCCESS',
@@ -86,16 +95,83 @@ interface FiguresAnswer {
   };
 }
 
+const IMPACT_SIDE = 'from to executions failures failureRate p50Ms';
+/** Contract section 7 for this workflow: its deployments' verdicts, its expected ranges, its objectives. */
+const VERDICTS = `query WorkflowVerdicts($uuid: String!, $from: Time!, $to: Time!) {
+  deploymentImpact(input: {workflowUUID: $uuid, page: {size: 20}}) {
+    data {
+      deployment { uuid } verdict before { ${IMPACT_SIDE} } after { ${IMPACT_SIDE} }
+      failureRateChange durationChange newErrorGroups { fingerprint pattern }
+    }
+  }
+  anomalies(input: {workflowUUID: $uuid, from: $from, to: $to}) {
+    series { metric points { from to observed expected lower upper anomalous } }
+  }
+  serviceLevels(input: {workflowUUID: $uuid}) { data { ${SERVICE_LEVEL_FIELDS} } }
+}`;
+interface ImpactSide {
+  from: string;
+  to: string;
+  executions: number;
+  failures: number;
+  failureRate: number | null;
+  p50Ms: number | null;
+}
+interface Impact {
+  deployment: { uuid: string };
+  verdict: Verdict;
+  before: ImpactSide;
+  after: ImpactSide;
+  failureRateChange: number | null;
+  durationChange: number | null;
+  newErrorGroups: Array<{ fingerprint: string; pattern: string }>;
+}
+interface AnomalyPoint {
+  from: string;
+  to: string;
+  observed: number | null;
+  expected: number | null;
+  lower: number | null;
+  upper: number | null;
+  anomalous: boolean;
+}
+interface VerdictsAnswer {
+  deploymentImpact: { data: Impact[] };
+  anomalies: { series: Array<{ metric: AnomalyMetric; points: AnomalyPoint[] }> };
+  serviceLevels: { data: ServiceLevel[] };
+}
+
+/** The expected range of a metric's points, and which lie outside it, for the chart's `band`. */
+function bandOf(points: readonly AnomalyPoint[], label: string): NonNullable<ChartVerdicts['band']> {
+  return {
+    label,
+    lower: points.map((p) => p.lower),
+    upper: points.map((p) => p.upper),
+    anomalous: points.map((p) =>
+      !p.anomalous || p.observed === null
+        ? null
+        : p.upper !== null && p.observed > p.upper
+          ? 'above'
+          : 'below',
+    ),
+  };
+}
+
 export function WorkflowView({ params }: { params: URLSearchParams }) {
   const uuid = params.get('uuid') ?? '';
   const window = viewWindow(params, '7d');
   const f = filters(params);
   const overview = useLoad(`workflow:${uuid}:${window.key}`, async (client) => {
     const { from, to } = window.range();
-    const [figures, durations, groups] = await Promise.all([
+    const [figures, durations, groups, verdicts] = await Promise.all([
       client.request<FiguresAnswer>(FIGURES, { uuid, from, to }),
       client.durationStats({ workflowUUID: uuid, from, to }).then((d) => d.data),
       client.errorGroups({ workflowUUID: uuid, from, to, page: { size: 10 } }),
+      // The verdicts are an addition: when they cannot be read, the rest of the view still shows.
+      client.request<VerdictsAnswer>(VERDICTS, { uuid, from, to }).then(
+        (answer) => ({ answer, error: undefined }),
+        (error: unknown) => ({ answer: undefined, error: describeError(error) }),
+      ),
     ]);
     return {
       workflow: figures.workflow.data,
@@ -104,6 +180,10 @@ export function WorkflowView({ params }: { params: URLSearchParams }) {
       deployments: figures.workflowDeployments,
       durations,
       groups,
+      impacts: new Map((verdicts.answer?.deploymentImpact.data ?? []).map((i) => [i.deployment.uuid, i])),
+      series: verdicts.answer?.anomalies.series ?? [],
+      levels: verdicts.answer?.serviceLevels.data,
+      verdictsError: verdicts.error,
       from,
       to,
     };
@@ -124,34 +204,56 @@ export function WorkflowView({ params }: { params: URLSearchParams }) {
     },
   );
   const data = overview.data;
-  const chart = useMemo(
-    () =>
-      data && {
-        failures: [
-          {
-            label: 'failure',
-            values: data.activity.map((b) => b.failureCount),
-            color: FAILURE_COLOR,
-            kind: 'bars',
-          },
-        ] as const,
+  const chart = useMemo(() => {
+    if (!data) return undefined;
+    const pointsOf = (metric: AnomalyMetric) => data.series.find((s) => s.metric === metric)?.points ?? [];
+    const executions = pointsOf('EXECUTIONS');
+    const rate = pointsOf('FAILURE_RATE');
+    const p95 = pointsOf('DURATION_P95');
+    // The band is drawn on the activity chart only when its buckets are the chart's own.
+    const sameBuckets =
+      executions.length === data.activity.length &&
+      executions.every((p, i) => p.from === data.activity[i]!.from);
+    return {
+      activityBand: sameBuckets ? bandOf(executions, 'expected executions started') : undefined,
+      rate: {
+        buckets: rate,
+        band: bandOf(rate, 'expected failure rate'),
         series: [
-          {
-            label: 'success',
-            values: data.activity.map((b) => b.successCount),
-            color: SUCCESS_COLOR,
-            kind: 'bars',
-          },
-          {
-            label: 'failure',
-            values: data.activity.map((b) => b.failureCount),
-            color: FAILURE_COLOR,
-            kind: 'bars',
-          },
+          { label: 'failure rate', values: rate.map((p) => p.observed), color: FAILURE_COLOR, kind: 'line' },
         ] as const,
       },
-    [data],
-  );
+      p95: {
+        buckets: p95,
+        band: bandOf(p95, 'expected p95 duration'),
+        series: [
+          { label: 'p95 duration', values: p95.map((p) => p.observed), color: P95_COLOR, kind: 'line' },
+        ] as const,
+      },
+      failures: [
+        {
+          label: 'failure',
+          values: data.activity.map((b) => b.failureCount),
+          color: FAILURE_COLOR,
+          kind: 'bars',
+        },
+      ] as const,
+      series: [
+        {
+          label: 'success',
+          values: data.activity.map((b) => b.successCount),
+          color: SUCCESS_COLOR,
+          kind: 'bars',
+        },
+        {
+          label: 'failure',
+          values: data.activity.map((b) => b.failureCount),
+          color: FAILURE_COLOR,
+          kind: 'bars',
+        },
+      ] as const,
+    };
+  }, [data]);
   const toggleStatus = (status: WorkflowExecutionStatus) => {
     const next = f.status.includes(status) ? f.status.filter((s) => s !== status) : [...f.status, status];
     navigate(withParams(params, { status: next.join(','), page: undefined }));
@@ -161,14 +263,22 @@ export function WorkflowView({ params }: { params: URLSearchParams }) {
     navigate(
       withParams(params, { window: undefined, from: range.from, to: clampToNow(range.to), page: undefined }),
     );
-  // Deployments already read are drawn as markers (the verdicts of contract section 7 will add to them).
+  // Each deployment is a marker, named with its verdict: red when it regressed the workflow.
   const markers = useMemo(
     () =>
-      data?.deployments.data.map((d) => ({
-        at: d.deployedAt,
-        label: `deployment ${d.status} ${d.deployedAt}`,
-        tone: d.status === 'FAILED' ? ('bad' as const) : undefined,
-      })),
+      data?.deployments.data.map((d) => {
+        const verdict = data.impacts.get(d.uuid)?.verdict;
+        return {
+          at: d.deployedAt,
+          label: `deployment ${d.status} ${d.deployedAt}${verdict ? `: ${VERDICT_TEXT[verdict]}` : ''}`,
+          tone:
+            verdict === 'REGRESSED' || d.status === 'FAILED'
+              ? ('bad' as const)
+              : verdict === 'IMPROVED'
+                ? ('good' as const)
+                : undefined,
+        };
+      }),
     [data],
   );
   const kept = window.params;
@@ -220,6 +330,7 @@ export function WorkflowView({ params }: { params: URLSearchParams }) {
               asOf={data.to}
               onSelect={select}
               markers={markers}
+              band={chart.activityBand}
             />
             <h3 class="chart-title">Failures on their own scale</h3>
             <Chart
@@ -232,6 +343,42 @@ export function WorkflowView({ params }: { params: URLSearchParams }) {
               onSelect={select}
               markers={markers}
             />
+            <ErrorNote message={data.verdictsError} />
+            {chart.rate.buckets.length > 0 && (
+              <>
+                <h3 class="chart-title">Failure rate against its expected range</h3>
+                <Chart
+                  label={`Failure rate of ${data.workflow.name} per bucket, with its expected range`}
+                  buckets={chart.rate.buckets}
+                  series={chart.rate.series}
+                  format={(v) => formatShare(v)}
+                  height={140}
+                  window={data}
+                  asOf={data.to}
+                  onSelect={select}
+                  markers={markers}
+                  band={chart.rate.band}
+                />
+                <h3 class="chart-title">p95 duration against its expected range</h3>
+                <Chart
+                  label={`95th percentile duration of ${data.workflow.name} per bucket, with its expected range`}
+                  buckets={chart.p95.buckets}
+                  series={chart.p95.series}
+                  format={formatDuration}
+                  height={140}
+                  window={data}
+                  asOf={data.to}
+                  onSelect={select}
+                  markers={markers}
+                  band={chart.p95.band}
+                />
+                <p class="muted small">
+                  Expected ranges from the same hour of the four weeks before (or the buckets just before); a
+                  rate or p95 over fewer than 20 finished runs is not drawn. Triangles mark buckets outside
+                  their range.
+                </p>
+              </>
+            )}
           </Section>
           <div class="columns">
             <Section title="Duration percentiles" id="durations">
@@ -284,10 +431,14 @@ export function WorkflowView({ params }: { params: URLSearchParams }) {
               {data.deployments.data.map((d) => (
                 <li key={d.uuid} class={toneOf(d.status)} data-deployment={d.uuid}>
                   <Time iso={d.deployedAt} /> <Status value={d.status} />{' '}
+                  {data.impacts.get(d.uuid) && <VerdictBadge verdict={data.impacts.get(d.uuid)!.verdict} />}{' '}
                   <span class="muted">
                     <span data-cell="success">{d.executionCountByStatus?.success ?? 0}</span> succeeded,{' '}
                     <span data-cell="failure">{d.executionCountByStatus?.failure ?? 0}</span> failed
                   </span>
+                  {data.impacts.get(d.uuid) && (
+                    <ImpactLine impact={data.impacts.get(d.uuid)!} workflow={uuid} />
+                  )}
                   {d.errorMessage && <div class="error-text">{d.errorMessage}</div>}
                   {d.txHash && <div class="muted small mono">tx {d.txHash}</div>}
                 </li>
@@ -299,6 +450,17 @@ export function WorkflowView({ params }: { params: URLSearchParams }) {
               </p>
             )}
           </Section>
+          {data.levels && (
+            <Section title="Objectives" id="objectives">
+              {data.levels.length === 0 ? (
+                <EmptyState title="No objectives for this workflow.">
+                  Operators create them with <code>wfapi slo create</code> or the admin API.
+                </EmptyState>
+              ) : (
+                <ObjectivesTable levels={data.levels} keep={kept} withWorkflow={false} />
+              )}
+            </Section>
+          )}
         </>
       )}
       <Section title="Executions" id="executions">
@@ -374,6 +536,42 @@ export function WorkflowView({ params }: { params: URLSearchParams }) {
           </div>
         )}
       </Section>
+    </div>
+  );
+}
+
+/** What a deployment changed: runs before and after, failure rate before → after, new error groups. */
+function ImpactLine({ impact, workflow }: { impact: Impact; workflow: string }) {
+  const { before, after } = impact;
+  return (
+    <div class="impact" data-impact>
+      <span>
+        failure rate <span data-cell="rate-before">{formatShare(before.failureRate)}</span> →{' '}
+        <span data-cell="rate-after">{formatShare(after.failureRate)}</span>{' '}
+        <span class="muted">({formatPoints(impact.failureRateChange)})</span>
+      </span>
+      <span>
+        p50 {formatDuration(before.p50Ms)} → {formatDuration(after.p50Ms)}
+      </span>
+      <span class="muted">
+        {before.executions} finished runs before, {after.executions} after
+      </span>
+      <span>
+        <span data-cell="new-groups">{impact.newErrorGroups.length}</span> new error{' '}
+        {impact.newErrorGroups.length === 1 ? 'group' : 'groups'}
+        {impact.newErrorGroups.length > 0 && ': '}
+        {impact.newErrorGroups.slice(0, 3).map((g, i) => (
+          <span key={g.fingerprint}>
+            {i > 0 && ', '}
+            <Link
+              href={href('errors', { fp: g.fingerprint, workflow, from: after.from, to: after.to })}
+              class="pattern"
+            >
+              {g.pattern}
+            </Link>
+          </span>
+        ))}
+      </span>
     </div>
   );
 }
