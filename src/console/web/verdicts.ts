@@ -1,3 +1,4 @@
+import type { AnomalyMetric, DeploymentVerdict, ServiceLevelStatus } from '../../client/index.js';
 import { formatCount, formatDuration } from './time.js';
 
 /**
@@ -6,9 +7,9 @@ import { formatCount, formatDuration } from './time.js';
  * answer with them and compare it with what the page shows.
  */
 
-export type Verdict = 'REGRESSED' | 'IMPROVED' | 'NO_CHANGE' | 'INSUFFICIENT_DATA';
-export type AnomalyMetric = 'EXECUTIONS' | 'FAILURE_RATE' | 'DURATION_P95';
-export type ServiceLevelStatus = 'OK' | 'TICKET' | 'PAGE' | 'NO_DATA';
+export type { AnomalyMetric, ServiceLevelStatus } from '../../client/index.js';
+/** A deployment's verdict (`DeploymentVerdict` of the schema). */
+export type Verdict = DeploymentVerdict;
 
 /** The verdict as words: the badge says it in text, its colour only repeats it. */
 export const VERDICT_TEXT: Record<Verdict, string> = {

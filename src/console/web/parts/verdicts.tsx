@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import type { ServiceLevel } from '../../../client/index.js';
 import { href } from '../route.js';
 import {
   type AnomalyMetric,
@@ -24,22 +25,8 @@ export const SERVICE_LEVEL_FIELDS = `id name workflowUUID workflowName indicator
 export const ANOMALY_FIELDS =
   'metric workflowUUID workflowName from to observed expected lower upper direction score';
 
-export interface ServiceLevel {
-  id: string;
-  name: string;
-  workflowUUID: string | null;
-  workflowName: string | null;
-  indicator: 'SUCCESS' | 'LATENCY';
-  target: number;
-  thresholdMs: number | null;
-  periodDays: number;
-  total: number;
-  good: number;
-  attainment: number | null;
-  errorBudgetRemaining: number | null;
-  burnRates: Array<{ window: string; total: number; bad: number; rate: number | null }>;
-  status: ServiceLevelStatus;
-}
+/** A service level as the console asks for it: every field of the schema's `ServiceLevel`. */
+export type { ServiceLevel };
 
 /** A deployment's verdict as a badge: its words, the colour only repeating them. */
 export function VerdictBadge({ verdict }: { verdict: Verdict }) {
