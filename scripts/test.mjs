@@ -29,7 +29,7 @@ const files = named.length ? named : testFiles('test').sort();
 const marked = (file, mark) =>
   new RegExp(`^// test: ${mark}\\b`, 'm').test(readFileSync(file, 'utf8').slice(0, 2000));
 const isAlone = (file) => marked(file, 'alone');
-/** Files that touch no database (`// test: any-database`) run in the first database's phase only. */
+/** Files whose proof does not depend on the database kind (`// test: any-database`) run in the first phase only. */
 const anyDatabase = (file) => marked(file, 'any-database');
 /** The groups of one database's phase; `first` is whether it is the run's first phase. */
 const groupsFor = (first) =>
@@ -60,6 +60,8 @@ async function postgresUrl() {
 
 const pgUrl = onlyDb === 'pglite' ? undefined : await postgresUrl();
 const targets = [...(onlyDb === 'postgres' ? [] : ['pglite']), ...(pgUrl ? ['postgres'] : [])];
+/** Where the files and the template find PostgreSQL, when the run has it. */
+const pgEnv = pgUrl ? { TEST_DATABASE_URL: pgUrl } : {};
 if (onlyDb && !targets.includes(onlyDb)) {
   console.log(`# --db=${onlyDb}: not a database this run can reach (pglite, or postgres when one answers)`);
   process.exit(1);
@@ -71,9 +73,8 @@ if (onlyDb && !targets.includes(onlyDb)) {
  */
 function template(verb, target, location) {
   const args = ['--import', 'tsx', 'scripts/test-template.ts', verb, target, ...(location ? [location] : [])];
-  const env = { ...process.env, ...(pgUrl ? { TEST_DATABASE_URL: pgUrl } : {}) };
   return execFileSync(process.execPath, args, {
-    env,
+    env: { ...process.env, ...pgEnv },
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
   }).trim();
@@ -114,8 +115,8 @@ function runOn(target, template, { files, concurrency }) {
           ...process.env,
           WFAPI_TEST_DB: target,
           WFAPI_TEST_TEMPLATE: template,
-          WFAPI_TEST_CLI: testCli,
-          ...(pgUrl ? { TEST_DATABASE_URL: pgUrl } : {}),
+          WFAPI_TEST_CLI: 'compiled',
+          ...pgEnv,
         },
       },
     );
@@ -140,20 +141,16 @@ function runOn(target, template, { files, concurrency }) {
 }
 
 /**
- * The tests start the CLI a few hundred times: from dist/ it starts in half the CPU time it takes
- * through tsx. dist/ is rebuilt first when it was not built from the sources as they are now.
+ * The tests start the CLI a few hundred times (WFAPI_TEST_CLI=compiled): from dist/ it starts in
+ * half the CPU time it takes through tsx. dist/ is rebuilt first when it was not built from the
+ * sources as they are now.
  */
-function compiledCli() {
-  const stamp = ['scripts/build-stamp.mjs', 'fresh'];
-  try {
-    execFileSync(process.execPath, stamp, { stdio: 'ignore' });
-  } catch {
-    console.log('# building dist/ (the tests run the compiled CLI)');
-    execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
-  }
-  return 'compiled';
+try {
+  execFileSync(process.execPath, ['scripts/build-stamp.mjs', 'fresh'], { stdio: 'ignore' });
+} catch {
+  console.log('# building dist/ (the tests run the compiled CLI)');
+  execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
 }
-const testCli = compiledCli();
 
 const totals = { pass: 0, fail: 0, skipped: 0 };
 /** Per file, its seconds on each database: the slowest are listed at the end. */

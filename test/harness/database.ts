@@ -3,7 +3,7 @@ import type { Database } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
 import { openPglite } from '../../src/db/pglite.js';
 import { openPostgres } from '../../src/db/postgres.js';
-import { ADMIN_URL, adminQuery, scratchName, withDatabase } from './template.js';
+import { ADMIN_URL, adminQuery, dropDatabase, scratchName, withDatabase } from './template.js';
 
 /** Which database the suite runs on: WFAPI_TEST_DB=pglite (default) or postgres (TEST_DATABASE_URL). */
 export const TEST_DB = process.env.WFAPI_TEST_DB === 'postgres' ? 'postgres' : 'pglite';
@@ -52,21 +52,21 @@ async function createFromTemplate(name: string, template: string): Promise<void>
  * run's template when there is one, else migrated here.
  */
 export async function openTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
-  const fromTemplate = options.migrate !== false && TEMPLATE !== undefined;
+  const migrated = options.migrate !== false;
   let db: Database;
   let url: string | undefined;
   let drop = async () => {};
   if (TEST_DB === 'postgres') {
     const name = scratchName('wfapi_test');
-    if (fromTemplate) await createFromTemplate(name, TEMPLATE);
+    if (migrated && TEMPLATE !== undefined) await createFromTemplate(name, TEMPLATE);
     else await adminQuery(`create database ${name}`);
     url = withDatabase(ADMIN_URL, name);
     db = openPostgres(url, { poolSize: 5, statementTimeoutMs: 30_000 });
-    drop = () => adminQuery(`drop database if exists ${name} with (force)`);
+    drop = () => dropDatabase(name);
+    if (migrated && TEMPLATE === undefined) await migrate(db);
   } else {
-    db = options.migrate === false ? await openPglite('memory://') : await openMigratedPglite('memory://');
+    db = migrated ? await openMigratedPglite('memory://') : await openPglite('memory://');
   }
-  if (TEST_DB === 'postgres' && options.migrate !== false && !fromTemplate) await migrate(db);
   return {
     db,
     url,

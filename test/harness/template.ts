@@ -32,6 +32,11 @@ export async function adminQuery(sql: string): Promise<void> {
   }
 }
 
+/** Drops database `name` of TEST_DATABASE_URL's server, closing the connections it still has. */
+export function dropDatabase(name: string): Promise<void> {
+  return adminQuery(`drop database if exists ${name} with (force)`);
+}
+
 /** A name no other database of this server has: `prefix`, the process and random bytes. */
 export function scratchName(prefix: string): string {
   return `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`;
@@ -63,6 +68,6 @@ export async function makeTemplate(target: string): Promise<string> {
 
 /** Drops a template `makeTemplate` made. */
 export async function dropTemplate(target: string, location: string): Promise<void> {
-  if (target === 'postgres') await adminQuery(`drop database if exists ${location} with (force)`);
+  if (target === 'postgres') await dropDatabase(location);
   else rmSync(dirname(location), { recursive: true, force: true });
 }
