@@ -9,25 +9,37 @@ import { ServerProcess } from './lib/server-process.js';
  * The web console in Chromium on `npm start`'s demo data (PGlite, a month of simulated
  * executions, live traffic on).
  *
- *   node --import tsx bench/console.ts [--runs 5]
+ *   node --import tsx bench/console.ts [--runs 5] [--data-dir DIR] [--requests]
  *
  * For each view, `runs` fresh tabs (nothing cached) opened through the banner's console link:
  * the time from navigation to the view complete (its data shown and every chart drawn); the
  * JavaScript shipped (bytes on the wire, gzipped); and the longest frame while a 100-row
  * executions table is replaced by the next 100 rows. Prints medians beside the targets and
  * writes bench/results/console.{json,md}.
+ *
+ * `--data-dir DIR` keeps the demo's data in DIR (made if missing, reused after: the month then
+ * loads once, and each later run only fills the gap since the last); `--requests` prints each
+ * view's `POST /graphql` requests of its last run (operation names, milliseconds from the view's
+ * start to the request sent and answered), to see where a view's time goes.
  */
 
 const { values: args } = parseArgs({
-  options: { runs: { type: 'string', default: '5' }, port: { type: 'string', default: '4703' } },
+  options: {
+    runs: { type: 'string', default: '5' },
+    port: { type: 'string', default: '4703' },
+    'data-dir': { type: 'string' },
+    requests: { type: 'boolean', default: false },
+  },
 });
 const runs = Number(args.runs);
 const command = `node --import tsx bench/console.ts --runs ${runs}`;
+const keepData = args['data-dir'] !== undefined;
 const CHROMIUM = '/usr/bin/chromium';
 const TARGETS = { overviewMs: 1000, pageMs: 1000, jsGzipKb: 250, frameMs: 50 };
 
 console.log(`# ${command}`);
-const dataDir = mkdtempSync(join(tmpdir(), 'wfapi-console-bench-'));
+const dataDir = args['data-dir'] ?? mkdtempSync(join(tmpdir(), 'wfapi-console-bench-'));
+mkdirSync(dataDir, { recursive: true });
 let output = '';
 let loaded: () => void = () => undefined;
 const complete = new Promise<void>((resolve) => {
@@ -98,6 +110,35 @@ try {
     return (await handle.jsonValue()) as number;
   }
 
+  /** The page's `POST /graphql` requests: their operation names, when each was sent and answered. */
+  function traceRequests(page: Page) {
+    const start = Date.now();
+    const seen: Array<{ fields: string; sent: number; answered?: number }> = [];
+    const byRequest = new Map<unknown, (typeof seen)[number]>();
+    page.on('request', (request) => {
+      if (request.method() !== 'POST' || !request.url().endsWith('/graphql')) return;
+      const query = String((JSON.parse(request.postData() ?? '{}') as { query?: string }).query ?? '');
+      const fields =
+        /^\s*(?:query|mutation)\s+(\w+)/.exec(query)?.[1] ?? query.replace(/\s+/g, ' ').slice(0, 80);
+      const entry = { fields, sent: Date.now() - start };
+      seen.push(entry);
+      byRequest.set(request, entry);
+    });
+    page.on('requestfinished', (request) => {
+      const entry = byRequest.get(request);
+      if (entry) entry.answered = Date.now() - start;
+    });
+    return {
+      report: () =>
+        seen
+          .map(
+            (e) =>
+              `  ${String(e.sent).padStart(5)} -> ${String(e.answered ?? '?').padStart(5)} ms  ${e.fields}`,
+          )
+          .join('\n'),
+    };
+  }
+
   const VIEWS: Array<[string, string, string]> = [
     ['overview', '/', 'overview'],
     ['workflows', '/?view=workflows', 'workflows'],
@@ -114,8 +155,10 @@ try {
       const page = await context.newPage();
       const url = new URL(path, server.url);
       url.hash = new URL(link).hash;
+      const requests = args.requests && run === runs ? traceRequests(page) : undefined;
       await page.goto(url.toString());
       const ms = await completedAt(page, view);
+      if (requests) console.log(`${name} (${ms.toFixed(0)} ms):\n${requests.report()}`);
       jsBytes = (await page.evaluate(() =>
         performance
           .getEntriesByType('resource')
@@ -170,7 +213,7 @@ try {
 } finally {
   await browser?.close();
   await server.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  if (!keepData) rmSync(dataDir, { recursive: true, force: true });
 }
 
 const rows = [...times.keys()].map((name) => {
