@@ -86,10 +86,12 @@ describe('a PostgreSQL outage', { skip }, () => {
       assert.equal((await fetch(`${url}/healthz`)).status, 200);
 
       await proxy.start();
-      let after = await gql(url);
-      await eventually(
-        async () => (after = await gql(url)).status === 200,
-        () => `still ${after.status} 15 s after the database came back`,
+      const after = await eventually(
+        async () => {
+          const answer = await gql(url);
+          return answer.status === 200 && answer;
+        },
+        'still refused 15 s after the database came back',
         { everyMs: 50 },
       );
       assert.equal(after.body.data.getOrganization.displayName, 'Outage Org');
