@@ -89,7 +89,7 @@ describe('a PostgreSQL outage', { skip }, () => {
       const after = await eventually(
         async () => {
           const answer = await gql(url);
-          return answer.status === 200 && answer;
+          return answer.status === 200 ? answer : undefined;
         },
         'still refused 15 s after the database came back',
         { everyMs: 50 },
