@@ -8,6 +8,7 @@ import { openTestDatabase, type TestDatabase } from '../harness/database.js';
 import { enginePath } from '../harness/engines.js';
 import { createTenant, ingest, type Tenant } from '../harness/fixtures.js';
 import { startServer, type TestServer } from '../harness/server.js';
+import { requestLine } from './caught-up.js';
 
 export const CHROMIUM_ARGS = [
   '--headless',
@@ -102,6 +103,8 @@ export interface ConsolePage {
   readonly problems: string[];
   /** Every request body sent to /graphql with its Authorization header. */
   readonly posts: Array<{ body: string; authorization: string | undefined }>;
+  /** Every request the page made, in order, as `METHOD /path?query` (see caughtUp). */
+  readonly requests: string[];
 }
 
 export async function openPage(
@@ -120,6 +123,7 @@ export async function openPage(
   const origin = new URL(world.server.url).origin;
   const problems: string[] = [];
   const posts: ConsolePage['posts'] = [];
+  const requests: string[] = [];
   await page.route('**/*', (route) => {
     const url = route.request().url();
     if (new URL(url).origin === origin) return route.continue();
@@ -131,11 +135,12 @@ export async function openPage(
   });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('request', (request) => {
+    requests.push(requestLine(request.method(), request.url()));
     if (request.method() === 'POST' && new URL(request.url()).pathname === '/graphql') {
       posts.push({ body: request.postData() ?? '', authorization: request.headers().authorization });
     }
   });
-  return { page, context, problems, posts };
+  return { page, context, problems, posts, requests };
 }
 
 /** Waits until the view has its data and every chart on it is drawn. */

@@ -4,8 +4,10 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { enginePath, requireEngine } from '../harness/engines.js';
+import { eventually } from '../harness/eventually.js';
 import { createTenant, execution, ingest, type Tenant, workflow } from '../harness/fixtures.js';
 import { useServer } from '../harness/suite.js';
+import { caughtUp, requestLine } from './caught-up.js';
 
 /** Debian's Chromium (CI installs it with `apt-get install -y chromium`); Playwright never downloads one. */
 const needsChromium = await requireEngine('chromium');
@@ -60,6 +62,8 @@ describe('GraphiQL in a real browser', needsChromium, () => {
     const origin = new URL(ctx.server.url).origin;
     const foreign: string[] = [];
     const posts: Sent[] = [];
+    /** Every request the page made, in order, as `METHOD /path?query`. */
+    const requests: string[] = [];
     const pageErrors: string[] = [];
     await page.route('**/*', (route) => {
       const url = route.request().url();
@@ -68,6 +72,7 @@ describe('GraphiQL in a real browser', needsChromium, () => {
       return route.abort();
     });
     page.on('request', (request) => {
+      requests.push(requestLine(request.method(), request.url()));
       if (request.method() === 'POST' && new URL(request.url()).pathname === '/graphql') {
         posts.push({ body: request.postData() ?? '', authorization: request.headers().authorization });
       }
@@ -86,7 +91,7 @@ describe('GraphiQL in a real browser', needsChromium, () => {
     const headers = response!.headers();
     await until(page, `!!${QUERY_EDITOR}`, 30_000);
     await until(page, `!!${HEADERS_EDITOR}`);
-    return { page, posts, foreign, pageErrors, headers };
+    return { page, posts, requests, foreign, pageErrors, headers };
   }
 
   const setHeaders = (page: Page, headers: Record<string, string>) =>
@@ -107,16 +112,17 @@ describe('GraphiQL in a real browser', needsChromium, () => {
   }
 
   it('opens on an example query and the key template, and sends nothing before a key is there', async (t) => {
-    const { page, posts, foreign, pageErrors } = await open(t);
+    const { page, posts, requests, foreign, pageErrors } = await open(t);
     const prefilled = (await page.evaluate(`${HEADERS_EDITOR}.getValue()`)) as string;
     assert.deepEqual(JSON.parse(prefilled), { Authorization: 'Apikey <your key>' });
     const example = (await page.evaluate(`${QUERY_EDITOR}.getValue()`)) as string;
     assert.match(example, /query Overview \{[\s\S]*workflows\(input: \{ page: \{ size: 5 \} \}\)/);
-    await sleep(1500);
     // Running the example without a key is answered by the page itself.
     const answer = (await run(page)) as { errors: Array<{ message: string }> };
     assert.match(answer.errors[0]!.message, /Nothing was sent: the Headers tab needs your API key/);
-    await sleep(500);
+    // GraphiQL fetches a schema when it mounts, before its editors show: had it sent one, or had
+    // the run sent the query, the request would be recorded before the page's own.
+    await caughtUp(page, requests);
     assert.deepEqual(posts, [], 'no request to /graphql without a key: no failed authentication is charged');
     assert.deepEqual(foreign, [], 'the page requested files from another origin');
     assert.deepEqual(pageErrors, []);
@@ -142,7 +148,8 @@ describe('GraphiQL in a real browser', needsChromium, () => {
     await framing.setContent(`<iframe src="${ctx.server.url}/graphql"></iframe>`);
     const frame = framing.frames()[1];
     assert.ok(frame, 'the iframe is there');
-    await sleep(1000);
+    // Refused or shown, the frame has loaded: what it holds then is what the browser will show.
+    await frame.waitForLoadState('load');
     assert.equal(
       (await frame?.evaluate('!!document.querySelector("#graphiql")').catch(() => false)) ?? false,
       false,
@@ -154,11 +161,10 @@ describe('GraphiQL in a real browser', needsChromium, () => {
     const tenant = await seeded();
     const { page, posts, pageErrors } = await open(t);
     await setHeaders(page, { Authorization: `Apikey ${tenant.key}` });
-    const deadline = Date.now() + 15_000;
-    while (!posts.some((p) => p.body.includes('IntrospectionQuery') && p.status !== undefined)) {
-      assert.ok(Date.now() < deadline, `no schema fetch after the key was set: ${JSON.stringify(posts)}`);
-      await sleep(100);
-    }
+    await eventually(
+      () => posts.some((p) => p.body.includes('IntrospectionQuery') && p.status !== undefined),
+      () => `no schema fetch after the key was set: ${JSON.stringify(posts)}`,
+    );
     const introspections = posts.filter((p) => p.body.includes('IntrospectionQuery'));
     assert.equal(introspections.length, 1);
     assert.equal(introspections[0]!.authorization, `Apikey ${tenant.key}`);
@@ -196,22 +202,23 @@ describe('GraphiQL in a real browser', needsChromium, () => {
     const other = await createTenant(ctx.db, 'Other Org');
     const { page, posts } = await open(t);
     await setHeaders(page, { Authorization: `Apikey ${tenant.key}` });
-    // GraphiQL keeps the headers (shouldPersistHeaders) after a short pause.
-    await sleep(1000);
+    // GraphiQL keeps the headers (shouldPersistHeaders) after a short pause: once they are stored.
+    await until(
+      page,
+      `(localStorage.getItem('graphiql:headers') ?? '').includes(${JSON.stringify(tenant.key)})`,
+    );
     const before = posts.length;
     await page.reload();
     await until(page, `!!${QUERY_EDITOR}`, 30_000);
-    const deadline = Date.now() + 15_000;
-    while (!posts.slice(before).some((p) => p.body.includes('IntrospectionQuery'))) {
-      assert.ok(Date.now() < deadline, 'no schema fetch on reload with a kept key');
-      await sleep(100);
-    }
+    await eventually(
+      () => posts.slice(before).some((p) => p.body.includes('IntrospectionQuery')),
+      'no schema fetch on reload with a kept key',
+    );
     await setHeaders(page, { Authorization: `Apikey ${other.key}` });
-    while (
-      !posts.some((p) => p.body.includes('IntrospectionQuery') && p.authorization === `Apikey ${other.key}`)
-    ) {
-      assert.ok(Date.now() < deadline + 15_000, 'no schema fetch for the new key');
-      await sleep(100);
-    }
+    await eventually(
+      () =>
+        posts.some((p) => p.body.includes('IntrospectionQuery') && p.authorization === `Apikey ${other.key}`),
+      'no schema fetch for the new key',
+    );
   });
 });

@@ -9,9 +9,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { openTestDatabase, type TestDatabase } from '../harness/database.js';
 import { enginePath, requireEngine } from '../harness/engines.js';
+import { eventually } from '../harness/eventually.js';
 import { createTenant, execution, workflow } from '../harness/fixtures.js';
 import { freePort } from '../harness/process.js';
 import { startServer, type TestServer } from '../harness/server.js';
@@ -77,17 +77,17 @@ describe('a real Prometheus scraping /metrics', needsPrometheus, () => {
     };
     prometheus.stdout!.on('data', keep);
     prometheus.stderr!.on('data', keep);
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const ready = await fetch(`${prometheusUrl}/-/ready`).then(
-        (response) => response.ok,
-        () => false,
-      );
-      if (ready) break;
-      assert.ok(prometheus.exitCode === null, `prometheus exited: ${output}`);
-      assert.ok(Date.now() < deadline, `prometheus not ready within 30 s: ${output}`);
-      await sleep(200);
-    }
+    await eventually(
+      async () => {
+        assert.ok(prometheus.exitCode === null, `prometheus exited: ${output}`);
+        return fetch(`${prometheusUrl}/-/ready`).then(
+          (response) => response.ok,
+          () => false,
+        );
+      },
+      () => `prometheus not ready: ${output}`,
+      { timeoutMs: 30_000, everyMs: 50 },
+    );
   });
 
   after(async () => {
@@ -101,19 +101,27 @@ describe('a real Prometheus scraping /metrics', needsPrometheus, () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  /** Runs an instant PromQL query until `accept` takes its result, for at most 30 s. */
+  /**
+   * Runs an instant PromQL query until `accept` takes its result (a scrape every second brings it),
+   * for at most 30 s.
+   */
   async function queryUntil(query: string, accept: (result: PromVector[]) => boolean): Promise<PromVector[]> {
-    const deadline = Date.now() + 30_000;
     let last: unknown;
-    while (Date.now() < deadline) {
-      const response = await fetch(`${prometheusUrl}/api/v1/query?query=${encodeURIComponent(query)}`);
-      const body = (await response.json()) as { status: string; data?: { result: PromVector[] } };
-      last = body;
-      if (body.status === 'success' && accept(body.data!.result)) return body.data!.result;
-      await sleep(250);
+    try {
+      return await eventually(
+        async () => {
+          const response = await fetch(`${prometheusUrl}/api/v1/query?query=${encodeURIComponent(query)}`);
+          const body = (await response.json()) as { status: string; data?: { result: PromVector[] } };
+          last = body;
+          return body.status === 'success' && accept(body.data!.result) ? body.data!.result : undefined;
+        },
+        query,
+        { timeoutMs: 30_000, everyMs: 50 },
+      );
+    } catch {
+      const targets = await fetch(`${prometheusUrl}/api/v1/targets`).then((r) => r.json());
+      assert.fail(`${query}: last answer ${JSON.stringify(last)}; targets ${JSON.stringify(targets)}`);
     }
-    const targets = await fetch(`${prometheusUrl}/api/v1/targets`).then((r) => r.json());
-    assert.fail(`${query}: last answer ${JSON.stringify(last)}; targets ${JSON.stringify(targets)}`);
   }
 
   it('answers PromQL with the execution counts the test ingested, scraped with the bearer token', async () => {

@@ -4,6 +4,7 @@ import { genericPlan } from '../../src/db/database.js';
 import { openPostgres } from '../../src/db/postgres.js';
 import { isDatabaseUnavailable } from '../../src/errors.js';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../harness/database.js';
+import { eventually } from '../harness/eventually.js';
 import { createTenant, type Tenant } from '../harness/fixtures.js';
 import { type ServeProcess, spawnServe } from './serve-process.js';
 import { TcpProxy } from './tcp-proxy.js';
@@ -85,13 +86,14 @@ describe('a PostgreSQL outage', { skip }, () => {
       assert.equal((await fetch(`${url}/healthz`)).status, 200);
 
       await proxy.start();
-      const deadline = Date.now() + 15_000;
-      let after = await gql(url);
-      while (after.status !== 200 && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        after = await gql(url);
-      }
-      assert.equal(after.status, 200);
+      const after = await eventually(
+        async () => {
+          const answer = await gql(url);
+          return answer.status === 200 ? answer : undefined;
+        },
+        'still refused 15 s after the database came back',
+        { everyMs: 50 },
+      );
       assert.equal(after.body.data.getOrganization.displayName, 'Outage Org');
       assert.equal((await fetch(`${url}/readyz`)).status, 200);
 
@@ -132,13 +134,14 @@ describe('a PostgreSQL outage', { skip }, () => {
       }
 
       proxy.resume();
-      const deadline = Date.now() + 20_000;
-      let healed = await gql(url);
-      while (healed.status !== 200 && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 250));
-        healed = await gql(url);
-      }
-      assert.equal(healed.status, 200, 'still failing 20 s after the partition ended');
+      await eventually(
+        async () => (await gql(url)).status === 200,
+        'still failing 20 s after the partition ended',
+        {
+          timeoutMs: 20_000,
+          everyMs: 50,
+        },
+      );
       assert.equal(serve.child.exitCode, null, 'the server process ended');
       assert.doesNotMatch(serve.stdout(), /"statusCode":500/);
     });

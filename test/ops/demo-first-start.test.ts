@@ -1,4 +1,3 @@
-// test: alone (it measures latency: no other test file shares the cores meanwhile)
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,8 +7,16 @@ import { BANNER_QUERY } from '../../src/cli/commands/demo/banner.js';
 import { TEST_DB } from '../harness/database.js';
 import { startWfapi, type WfapiProcess } from '../harness/process.js';
 
-/** How long the probes run while the background load goes on. */
-const MEASURE_MS = 8_000;
+/**
+ * Probes answered while the background load goes on: one after another, as many as a loaded
+ * machine answers well inside the load. The latency figures (healthz under 100 ms, the banner's
+ * query under 1 s on a quiet machine) are bench/demo-startup.ts's; here the bounds only catch a
+ * server that stalls while the history loads.
+ */
+const HEALTHZ_PROBES = 40;
+const QUERY_PROBES = 10;
+const HEALTHZ_SLOWEST_MS = 2_000;
+const QUERY_SLOWEST_MS = 5_000;
 
 describe('the demo on an empty data directory', { skip: TEST_DB !== 'pglite' }, () => {
   let dir: string;
@@ -25,7 +32,7 @@ describe('the demo on an empty data directory', { skip: TEST_DB !== 'pglite' }, 
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("answers the banner's curl in under 1 s and /healthz in under 100 ms while the older days load", async () => {
+  it("answers the banner's curl and /healthz while the older days load, never stalled", async () => {
     await demo.waitFor(/API key\s+wfk_/, 240_000, 'output').catch(() => undefined);
     const output = demo.output();
     const url = /GraphQL endpoint\s+(http:\/\/\S+)\/graphql/.exec(output)?.[1];
@@ -56,29 +63,30 @@ describe('the demo on an empty data directory', { skip: TEST_DB !== 'pglite' }, 
       headers: { 'content-type': 'application/json', authorization: `Apikey ${key}` },
       body: JSON.stringify({ query: BANNER_QUERY }),
     };
-    const loop = async (probe: () => Promise<number>, everyMs: number) => {
+    const loop = async (probe: () => Promise<number>, count: number) => {
       const during: number[] = [];
-      const until = performance.now() + MEASURE_MS;
-      while (performance.now() < until) {
+      for (let n = 0; n < count; n++) {
         const ms = await probe();
         // A sample counts only if the load was still running when it was answered.
         if (!complete()) during.push(ms);
-        await new Promise((resolve) => setTimeout(resolve, everyMs));
       }
       return during;
     };
     const first = await timed('/graphql', curl);
     const [healthz, queries] = await Promise.all([
-      loop(() => timed('/healthz'), 50),
-      loop(() => timed('/graphql', curl), 250),
+      loop(() => timed('/healthz'), HEALTHZ_PROBES),
+      loop(() => timed('/graphql', curl), QUERY_PROBES),
     ]);
-    assert.ok(first < 1_000, `the banner's query first answered after ${first.toFixed(0)} ms`);
-    assert.ok(healthz.length >= 40, `only ${healthz.length} healthz answers during the load`);
-    assert.ok(queries.length >= 10, `only ${queries.length} query answers during the load`);
+    assert.ok(first < QUERY_SLOWEST_MS, `the banner's query first answered after ${first.toFixed(0)} ms`);
+    assert.equal(healthz.length, HEALTHZ_PROBES, 'healthz answered after the load was over');
+    assert.equal(queries.length, QUERY_PROBES, 'the query answered after the load was over');
     const slowest = (samples: number[]) => Math.max(...samples);
-    assert.ok(slowest(healthz) < 100, `healthz took up to ${slowest(healthz).toFixed(0)} ms during the load`);
     assert.ok(
-      slowest(queries) < 1_000,
+      slowest(healthz) < HEALTHZ_SLOWEST_MS,
+      `healthz took up to ${slowest(healthz).toFixed(0)} ms during the load`,
+    );
+    assert.ok(
+      slowest(queries) < QUERY_SLOWEST_MS,
       `the query took up to ${slowest(queries).toFixed(0)} ms during the load`,
     );
     assert.equal(complete(), false, 'the load was over before the measurements ended');

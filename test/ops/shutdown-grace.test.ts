@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
+import { eventually } from '../harness/eventually.js';
 import {
   exitWithin,
   logLines,
@@ -37,7 +38,14 @@ describe('shutdown', () => {
     // A slow uploader: a blank line every 100 ms, for ever.
     const drip = setInterval(() => upload.write('\n'), 100);
     t.after(() => clearInterval(drip));
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // SIGTERM once the server has the upload in hand.
+    await eventually(
+      () =>
+        logLines(serve.stdout()).some(
+          (l) => l.msg === 'incoming request' && (l.req as { url?: string })?.url === '/ingest',
+        ),
+      () => `the upload never arrived: ${serve.stdout()}`,
+    );
     const started = performance.now();
     serve.child.kill('SIGTERM');
     const exit = await exitWithin(serve, 10_000);
@@ -87,7 +95,13 @@ describe('shutdown', () => {
       }
     });
     // Under load: every connection busy when the signal arrives.
-    while (statuses.length < 40) await new Promise((resolve) => setTimeout(resolve, 20));
+    await eventually(
+      () => statuses.length >= 40,
+      () => `only ${statuses.length} answers before SIGTERM`,
+      {
+        timeoutMs: 60_000,
+      },
+    );
     serve.child.kill('SIGTERM');
     const exit = await exitWithin(serve, 15_000);
     stopped = true;
