@@ -8,7 +8,13 @@ import { BinCounts } from '../../rollups/bin-counts.js';
 import type { AnomalyMetric } from '../../schema/schema-types.generated.js';
 import type { Bucket } from '../shared/buckets.js';
 import { type BucketFigures, bucketFigures, firstExecutionStarts, WHOLE_SCOPE } from './anomalies.store.js';
-import { baselineStarts, type Point, pointOf, type ScopeFigures } from './anomaly-detection.js';
+import {
+  baselineStarts,
+  observedValue,
+  type Point,
+  pointOf,
+  type ScopeFigures,
+} from './anomaly-detection.js';
 
 export interface SeriesOf {
   readonly metric: AnomalyMetric;
@@ -66,15 +72,30 @@ export async function detectAnomalies(
     }),
     firstExecutionStarts(db, organizationId, query.workflowUuid),
   ]);
-  const scopeOf = (scope: string): ScopeFigures => ({
-    at: (start) => figures.get(keyOf.get(start)!)?.get(scope) ?? EMPTY,
-    firstExecution:
-      scope === WHOLE_SCOPE
-        ? firsts.size === 0
-          ? undefined
-          : Math.min(...firsts.values())
-        : firsts.get(scope),
-  });
+  const scopeOf = (scope: string): ScopeFigures => {
+    // Each value once per metric and bucket (a p95 walks the bucket's bins), by the bucket's key.
+    const values = new Map<AnomalyMetric, Array<number | null | undefined>>(
+      query.metrics.map((metric) => [metric, new Array(starts.length)]),
+    );
+    return {
+      valueAt: (metric, start) => {
+        const key = keyOf.get(start)!;
+        const known = values.get(metric)!;
+        let value = known[key];
+        if (value === undefined) {
+          value = observedValue(metric, figures.get(key)?.get(scope) ?? EMPTY);
+          known[key] = value;
+        }
+        return value;
+      },
+      firstExecution:
+        scope === WHOLE_SCOPE
+          ? firsts.size === 0
+            ? undefined
+            : Math.min(...firsts.values())
+          : firsts.get(scope),
+    };
+  };
   const scopes: Array<[string, string | null]> = [[WHOLE_SCOPE, query.workflowUuid]];
   if (perWorkflow) {
     const workflows = new Set<string>();

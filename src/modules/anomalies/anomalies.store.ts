@@ -63,6 +63,7 @@ export async function bucketFigures(
   const [counts, durationRows] = await Promise.all([
     readWindows(db, executionCounts, organizationId, windows, {
       groupBy: perWorkflow ? ['workflow_uuid', 'status'] : ['status'],
+      measures: ['execution_count'],
     }),
     query.withDurations
       ? readWindows(db, durations, organizationId, windows, {
@@ -70,6 +71,7 @@ export async function bucketFigures(
           groupBy: perWorkflow ? ['workflow_uuid'] : [],
           // The organization as a whole reads the rows kept for every workflow together.
           organizationRows: !perWorkflow,
+          measures: ['finished_count', 'duration_min_ms', 'duration_max_ms', 'duration_bins'],
         })
       : [],
   ]);
@@ -100,9 +102,14 @@ export async function bucketFigures(
   }
   for (const row of durationRows) {
     const dimensions = row.dimensions as Record<string, string>;
-    for (const figures of figuresOf(row.key, perWorkflow ? dimensions.workflow_uuid : undefined)) {
+    const scopes = figuresOf(row.key, perWorkflow ? dimensions.workflow_uuid : undefined);
+    for (const [i, figures] of scopes.entries()) {
       figures.durationCount += row.values.finished_count;
-      figures.bins.addAll(row.values.duration_bins);
+      // A row is the only one of its window and group (the reader sums them): the scope it alone
+      // makes up, the last one (the workflow's own, or the whole scope's when it is read without
+      // workflows), takes its bins rather than a copy of them.
+      if (i === scopes.length - 1) figures.bins = row.values.duration_bins;
+      else figures.bins.addAll(row.values.duration_bins);
       const { duration_min_ms: min, duration_max_ms: max } = row.values;
       if (min !== null) figures.minMs = figures.minMs === null ? min : Math.min(figures.minMs, min);
       if (max !== null) figures.maxMs = figures.maxMs === null ? max : Math.max(figures.maxMs, max);

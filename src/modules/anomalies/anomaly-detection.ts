@@ -22,10 +22,14 @@ export const DEFAULT_SENSITIVITY = 3;
 /** The least spread of each metric: 1 execution, 1 percentage point, 1 ms. */
 const UNIT: Readonly<Record<AnomalyMetric, number>> = { EXECUTIONS: 1, FAILURE_RATE: 0.01, DURATION_P95: 1 };
 
-/** The figures of one bucket of one scope, and what the rules need to know about its scope. */
+/** The values of one scope's buckets, and what the rules need to know about the scope. */
 export interface ScopeFigures {
-  /** Figures of the bucket starting at `start` (zero figures when nothing started in it). */
-  at(start: number): BucketFigures;
+  /**
+   * The observed value of `metric` in the bucket starting at `start` (observedValue of its
+   * figures, zero figures when nothing started in it). A bucket is the baseline of up to 12
+   * others, so callers keep each value once rather than compute a p95 again for each.
+   */
+  valueAt(metric: AnomalyMetric, start: number): number | null;
   /** When the scope's first execution started; undefined when it has none. */
   readonly firstExecution: number | undefined;
 }
@@ -58,7 +62,7 @@ function baselineValue(
     (scope.firstExecution === undefined || start + width <= scope.firstExecution)
   )
     return null;
-  return observedValue(metric, scope.at(start));
+  return scope.valueAt(metric, start);
 }
 
 /** Starts of every bucket a bucket's baseline may read: four weeks back, then the 8 buckets before. */
@@ -110,7 +114,7 @@ export function pointOf(
   sensitivity: number,
   now: number,
 ): Point {
-  const observed = observedValue(metric, scope.at(start));
+  const observed = scope.valueAt(metric, start);
   const baseline = baselineOf(metric, scope, start, width);
   const band = baseline === null ? null : robustBand(baseline, sensitivity, UNIT[metric]);
   const partial = metric === 'EXECUTIONS' && start + width > now;

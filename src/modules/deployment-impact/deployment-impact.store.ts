@@ -47,6 +47,7 @@ export async function sideFigures(
     readWindows(db, durations, organizationId, rollupWindows, {
       where: { capability_id: [EXECUTION_LEVEL], status: FINISHED },
       groupBy: [],
+      measures: ['finished_count', 'duration_min_ms', 'duration_max_ms', 'duration_bins'],
     }),
   ]);
   const byKey = new Map(durationRows.map((row) => [row.key, row.values]));
