@@ -84,7 +84,10 @@ for (const [index, name] of (['small', 'large'] as const).entries()) {
           port: port + 2 * index + 1,
         });
   const cli = index === 0 ? refCli : undefined;
-  const server = await ServerProcess.start(benchServerEnv(dataset.databaseUrl), port + 2 * index, { cli });
+  const server = await ServerProcess.start(benchServerEnv(dataset.databaseUrl), port + 2 * index, {
+    cli,
+    clockStart: dataset.facts.now,
+  });
   console.log(`${label[name]}: ${dataset.facts.totalExecutions} executions at ${server.url}`);
   sides.push({ name, dataset, server });
 }

@@ -36,7 +36,9 @@ const dataset = await ensureDataset({
 });
 const dir = mkdtempSync(join(tmpdir(), 'wfapi-prof-'));
 process.env.BENCH_SERVER_NODE_ARGS = `--cpu-prof --cpu-prof-dir=${dir}`;
-const server = await ServerProcess.start(benchServerEnv(dataset.databaseUrl), Number(args.port));
+const server = await ServerProcess.start(benchServerEnv(dataset.databaseUrl), Number(args.port), {
+  clockStart: dataset.facts.now,
+});
 function chosenQuery(name: string): [string, Record<string, unknown>] {
   if (name === 'trivial') return ['{ __typename }', {}];
   if (name === 'one') {

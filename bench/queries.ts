@@ -192,7 +192,7 @@ export const INSIGHT_MIX: readonly MixQuery[] = [
   },
 ];
 
-/** Section 7's verdicts: a workflow's deployments judged, and the anomalies of a day. */
+/** Section 7's verdicts: deployments judged, the anomalies of a day, the organization's service levels. */
 export const VERDICT_MIX: readonly MixQuery[] = [
   {
     name: 'deployment impact, one workflow (10 deployments, new groups)',
@@ -217,6 +217,14 @@ export const VERDICT_MIX: readonly MixQuery[] = [
     query: `query Anomalies($input: AnomaliesInput!) { anomalies(input: $input) {
       data { metric from observed expected score } series { metric points { from observed anomalous } } } }`,
     variables: (f) => ({ input: { workflowUUID: f.workflowUuid, ...window(f, 1) } }),
+  },
+  {
+    name: 'serviceLevels, organization (100 objectives)',
+    p99TargetMs: 50,
+    query: `query ServiceLevels($input: ServiceLevelsInput!) { serviceLevels(input: $input) { data {
+      id name workflowUUID workflowName indicator target thresholdMs periodDays
+      total good attainment errorBudgetRemaining burnRates { window total bad rate } status } } }`,
+    variables: () => ({ input: {} }),
   },
 ];
 

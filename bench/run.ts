@@ -54,7 +54,9 @@ const dataset: DatasetInfo = await ensureDataset({
 console.log(`dataset: ${dataset.databaseUrl} (${dataset.facts.totalExecutions} executions)`);
 if (args['load-only']) process.exit(0);
 
-const server = await ServerProcess.start(benchServerEnv(dataset.databaseUrl), Number(args.port));
+const server = await ServerProcess.start(benchServerEnv(dataset.databaseUrl), Number(args.port), {
+  clockStart: dataset.facts.now,
+});
 
 // The ceiling: the statements each query causes, captured once in-process, replayed directly.
 const statements = await captureMix(dataset.databaseUrl, dataset.key, dataset.facts, [TRIVIAL, ...mix]);

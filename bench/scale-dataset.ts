@@ -53,6 +53,7 @@ import { executionCounts } from '../src/rollups/execution-counts.rollup.js';
 import { type AnyRollup, MEASURE_SQL_TYPE, type MeasureKind, rollupColumns } from '../src/rollups/rollup.js';
 import { commandLine } from './lib/command-line.js';
 import { withDatabase } from './lib/dataset.js';
+import { BENCH_OBJECTIVES, ensureObjectives } from './lib/objectives.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -245,6 +246,14 @@ if (invalid!.n > 0) throw new Error(`${invalid!.n} indexes were left invalid`);
 await db.query('vacuum analyze');
 step(`vacuumed and analyzed; ${total!.n} executions`);
 await db.end();
+// The original's service level objectives came along with the copy; the missing ones are made.
+const copied = openPostgres(urlOf(target), { poolSize: 1, statementTimeoutMs: 60_000 });
+const [organization] = await copied.query<{ organization_id: string }>(
+  'select organization_id from bench_dataset where id = 1',
+);
+const made = await ensureObjectives(copied, organization!.organization_id);
+await copied.close();
+step(`${BENCH_OBJECTIVES} service level objectives (${made} made)`);
 
 if (args.verify) {
   const recounted = `${target}_recounted`;

@@ -55,8 +55,10 @@ export async function captureMix(
   queries: readonly MixQuery[],
 ): Promise<Map<string, RecordedStatement[]>> {
   const recorder = recordingDatabase(openPostgres(databaseUrl, { poolSize: 2, statementTimeoutMs: 60_000 }));
+  // The clock the benchmarked server runs on (lib/dataset-clock.mjs): windows that end now end at the dataset's end.
   const capture = await buildApp(loadConfig({}, { logLevel: 'silent', authCacheMs: 60_000 }), {
     db: recorder.db,
+    now: () => facts.now.getTime(),
   });
   const statements = new Map<string, RecordedStatement[]>();
   for (const q of queries) {

@@ -27,6 +27,7 @@ import { createWorld, organizationProfile, recordsBetween, toNdjsonLine } from '
 import type { DatasetFacts } from '../queries.js';
 import type { IngestFigures } from '../report.js';
 import { insightFacts } from './insight-facts.js';
+import { ensureObjectives } from './objectives.js';
 import { ServerProcess } from './server-process.js';
 
 export interface DatasetInfo {
@@ -144,6 +145,7 @@ export async function ensureDataset(options: {
     facts: { now: string; workflowUuid: string; executionUuid: string; totalExecutions: number };
   }>('select * from bench_dataset where id = 1 and facts is not null');
   if (done) {
+    await ensureObjectives(db, done.organization_id);
     const key = (await createApiKey(db, { memberId: done.member_id, name: 'bench' })).key;
     await db.close();
     const now = new Date(done.facts.now);
@@ -217,6 +219,7 @@ export async function ensureDataset(options: {
     ingest,
     facts,
   ]);
+  await ensureObjectives(db, organization.id);
   await db.close();
   return {
     databaseUrl,

@@ -47,19 +47,27 @@ export class ServerProcess {
       cli?: string;
       /** Another server altogether: a TypeScript script and its arguments, run instead of the CLI (it must answer /readyz). */
       script?: { path: string; args: readonly string[] };
+      /** The server's clock starts here (a dataset's end) instead of the real time: see lib/dataset-clock.mjs. */
+      clockStart?: Date;
     } = {},
   ): Promise<ServerProcess> {
     if (!options.cli && !options.script) buildOnce();
     // BENCH_SERVER_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the server.
     const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+    const clock = options.clockStart
+      ? {
+          args: ['--import', new URL('./dataset-clock.mjs', import.meta.url).href],
+          env: { BENCH_CLOCK_START_MS: String(options.clockStart.getTime()) },
+        }
+      : { args: [], env: {} };
     // Another server: its script (run through tsx) and arguments, started the same way as the CLI.
     const [cli, args, loader] = options.script
       ? [options.script.path, options.script.args, ['--import', 'tsx']]
       : [options.cli ?? COMPILED_CLI, [options.command ?? 'serve', '--port', String(port)], []];
     const child = startWfapi(args, {
       cli,
-      nodeOptions: [...nodeArgs, ...loader],
-      env: { ...process.env, WFAPI_LOG_LEVEL: 'warn', ...env },
+      nodeOptions: [...nodeArgs, ...clock.args, ...loader],
+      env: { ...process.env, WFAPI_LOG_LEVEL: 'warn', ...clock.env, ...env },
       ...(options.onOutput ? { onOutput: options.onOutput } : {}),
     });
     const url = `http://127.0.0.1:${port}`;

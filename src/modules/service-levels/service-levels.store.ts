@@ -1,16 +1,20 @@
 /**
  * The counts behind service levels, read from the rollups (O(buckets), exact edges: see
  * readWindows): for each objective its period and each burn window, all ending at `now`. Windows
- * are shared by the objectives of one scope (a workflow, or the whole organization), so an
- * organization's hundred objectives cost the reads of its scopes' windows, in at most four
- * statements.
+ * are shared by the objectives and read as the segments between their edges, organization-wide
+ * and grouped by workflow (SegmentedWindows), so an organization's hundred objectives cost one
+ * read of each bucket, in at most three statements (execution counts by workflow, duration
+ * histograms by workflow, the organization's own duration histograms), besides the objectives
+ * themselves and their workflows' names.
  */
 import type { Queryable } from '../../db/database.js';
 import type { ServiceLevelObjectiveRow } from '../../db/tables.js';
 import { binOf } from '../../rollups/duration-bins.js';
 import { durations, EXECUTION_LEVEL } from '../../rollups/durations.rollup.js';
-import { countWindows } from '../../rollups/execution-counts.store.js';
+import { executionCounts } from '../../rollups/execution-counts.rollup.js';
+import type { Grain } from '../../rollups/grains.js';
 import { type RollupWindow, readWindows } from '../../rollups/rollup-reader.store.js';
+import { splitWindow } from '../../rollups/windows.js';
 import { DAY } from '../shared/time.js';
 import { BURN_WINDOWS, type Counts } from './burn-rates.js';
 
@@ -28,23 +32,56 @@ export type ObjectiveScope = Pick<
   'workflow_uuid' | 'indicator' | 'threshold_ms' | 'period_days'
 >;
 
-/** Windows of start times `[now - length, now]`, one per distinct scope and length. */
-class WindowSet {
-  readonly windows: RollupWindow[] = [];
-  private readonly keys = new Map<string, number>();
+/**
+ * The windows of start times `[now - length, now]` of the objectives, read as the segments
+ * between their pieces' edges. Every window ends now, so they share their end and, nested in one
+ * another, their buckets: read one by one, the longest window's days were read again for each
+ * shorter period, and the buckets of the last hours for every window. Cut at every edge of every
+ * window's pieces (splitWindow, the cover the reader itself makes), each bucket is read once, in a
+ * segment that is one piece of the reader's, and a window's counts are the sum of its segments'
+ * (disjoint, so exactly). The segments are organization-wide: one read, grouped by workflow,
+ * answers every workflow's windows at the cost of the organization's, where a read per workflow
+ * cost a probe per piece and workflow.
+ */
+class SegmentedWindows {
+  readonly segments: RollupWindow[] = [];
+  private readonly lengths = new Set<number>();
+  /** By length: the keys of the window's segments. */
+  private readonly parts = new Map<number, number[]>();
 
-  constructor(private readonly now: number) {}
+  constructor(
+    private readonly now: number,
+    private readonly grains: readonly Grain[],
+  ) {}
 
-  keyOf(workflowUuid: string | null, lengthMs: number): number {
-    const id = `${workflowUuid}|${lengthMs}`;
-    let key = this.keys.get(id);
-    if (key === undefined) {
-      key = this.windows.length;
-      this.keys.set(id, key);
-      // Both ends inclusive, as section 5's windows: `to` is exclusive in a rollup window.
-      this.windows.push({ key, from: this.now - lengthMs, to: this.now + 1, workflowUuid });
+  add(lengthMs: number): void {
+    this.lengths.add(lengthMs);
+  }
+
+  /** Makes the segments of every window added; call once, after the last add. */
+  cut(): void {
+    // Both ends inclusive, as section 5's windows: `to` is exclusive in a rollup window.
+    const end = this.now + 1;
+    const edges = new Set<number>([end]);
+    for (const length of this.lengths)
+      for (const piece of splitWindow({ from: this.now - length, to: end }, this.grains)) {
+        edges.add(piece.from);
+        if (piece.to !== null) edges.add(piece.to);
+      }
+    const sorted = [...edges].sort((a, b) => a - b);
+    for (let i = 0; i + 1 < sorted.length; i++)
+      this.segments.push({ key: i, from: sorted[i]!, to: sorted[i + 1]!, workflowUuid: null });
+    for (const length of this.lengths) {
+      const from = this.now - length;
+      this.parts.set(
+        length,
+        sorted.flatMap((edge, i) => (edge >= from && edge < end ? [i] : [])),
+      );
     }
-    return key;
+  }
+
+  partsOf(lengthMs: number): readonly number[] {
+    return this.parts.get(lengthMs)!;
   }
 }
 
@@ -53,10 +90,23 @@ const lengthsOf = (objective: ObjectiveScope) => [
   ...BURN_WINDOWS.map((window) => window.ms),
 ];
 
+/** The organization as a whole, among the counts kept by workflow. */
+const ORGANIZATION = '';
+
+/** Adds `counts` to the segment's counts of `scope`. */
+function addTo(bySegment: Map<number, Map<string, Counts>>, key: number, scope: string, counts: Counts) {
+  const scopes = bySegment.get(key) ?? new Map<string, Counts>();
+  const found = scopes.get(scope) ?? { total: 0, good: 0 };
+  scopes.set(scope, { total: found.total + counts.total, good: found.good + counts.good });
+  bySegment.set(key, scopes);
+}
+
 /**
  * Each objective's counts at `now`: SUCCESS objectives from the execution counts (finished =
- * SUCCESS or FAILURE, good = SUCCESS); LATENCY objectives from the duration histograms of
- * finished executions, good = those in the bins below the threshold (a bin bound, so exactly).
+ * SUCCESS or FAILURE, good = SUCCESS; the organization's are the sum of its workflows', as an
+ * organization-wide read of them sums them); LATENCY objectives from the duration histograms of
+ * finished executions (the organization's from its own rows), good = those in the bins below the
+ * threshold (a bin bound, so exactly).
  */
 export async function readObjectiveCounts(
   db: Queryable,
@@ -64,41 +114,100 @@ export async function readObjectiveCounts(
   objectives: readonly ObjectiveScope[],
   now: number,
 ): Promise<ObjectiveCounts[]> {
-  const success = new WindowSet(now);
-  const latency = new WindowSet(now);
-  const keys = objectives.map((objective) =>
-    lengthsOf(objective).map((length) =>
-      (objective.indicator === 'LATENCY' ? latency : success).keyOf(objective.workflow_uuid, length),
-    ),
-  );
-  const [counts, histograms] = await Promise.all([
-    success.windows.length === 0 ? undefined : countWindows(db, organizationId, success.windows, FINISHED),
-    latency.windows.length === 0
-      ? undefined
-      : readWindows(db, durations, organizationId, latency.windows, {
-          where: { capability_id: [EXECUTION_LEVEL], status: FINISHED },
+  const success = new SegmentedWindows(now, executionCounts.grains);
+  const latency = new SegmentedWindows(now, durations.grains);
+  const organizationLatency = new SegmentedWindows(now, durations.grains);
+  const latencyWorkflows = new Set<string>();
+  const setOf = (objective: ObjectiveScope) =>
+    objective.indicator !== 'LATENCY'
+      ? success
+      : objective.workflow_uuid === null
+        ? organizationLatency
+        : latency;
+  for (const objective of objectives) {
+    if (objective.indicator === 'LATENCY' && objective.workflow_uuid !== null)
+      latencyWorkflows.add(objective.workflow_uuid);
+    for (const length of lengthsOf(objective)) setOf(objective).add(length);
+  }
+  for (const set of [success, latency, organizationLatency]) set.cut();
+  const histogramOptions = {
+    where: { capability_id: [EXECUTION_LEVEL], status: FINISHED },
+    extremes: false,
+  } as const;
+  const [counts, histograms, organizationHistograms] = await Promise.all([
+    success.segments.length === 0
+      ? []
+      : readWindows(db, executionCounts, organizationId, success.segments, {
+          where: { status: FINISHED },
+          groupBy: ['workflow_uuid', 'status'],
+        }),
+    latency.segments.length === 0
+      ? []
+      : readWindows(db, durations, organizationId, latency.segments, {
+          ...histogramOptions,
+          where: { ...histogramOptions.where, workflow_uuid: [...latencyWorkflows] },
+          groupBy: ['workflow_uuid'],
+        }),
+    organizationLatency.segments.length === 0
+      ? []
+      : readWindows(db, durations, organizationId, organizationLatency.segments, {
+          ...histogramOptions,
           groupBy: [],
           organizationRows: true,
-          extremes: false,
         }),
   ]);
-  const bins = new Map((histograms ?? []).map((row) => [row.key, row.values]));
-  return objectives.map((objective, i) => {
-    const countsOf = (key: number): Counts => {
-      if (objective.indicator !== 'LATENCY') {
-        const window = counts!.get(key)!;
-        return { total: window.total, good: window.byStatus.get('SUCCESS') ?? 0 };
-      }
-      const values = bins.get(key);
-      if (!values) return { total: 0, good: 0 };
-      const below = binOf(objective.threshold_ms!);
+  const successBySegment = new Map<number, Map<string, Counts>>();
+  for (const row of counts) {
+    const n = row.values.execution_count;
+    const of = { total: n, good: row.dimensions.status === 'SUCCESS' ? n : 0 };
+    addTo(successBySegment, row.key, row.dimensions.workflow_uuid, of);
+    addTo(successBySegment, row.key, ORGANIZATION, of);
+  }
+  const bins = new Map<number, Map<string, (typeof histograms)[number]['values']>>();
+  for (const [rows, scopeOf] of [
+    [histograms, (row: (typeof histograms)[number]) => row.dimensions.workflow_uuid],
+    [organizationHistograms, () => ORGANIZATION],
+  ] as const) {
+    for (const row of rows) {
+      const scopes = bins.get(row.key) ?? new Map();
+      scopes.set(scopeOf(row), row.values);
+      bins.set(row.key, scopes);
+    }
+  }
+  /** A segment's finished executions of a scope, and those in the bins below `below`. */
+  const latencyCounts = new Map<string, Counts>();
+  const latencyOf = (key: number, scope: string, below: number): Counts => {
+    const id = `${key}|${scope}|${below}`;
+    let found = latencyCounts.get(id);
+    if (found === undefined) {
+      const values = bins.get(key)?.get(scope);
       let good = 0;
-      values.duration_bins.forEach((bin, count) => {
+      values?.duration_bins.forEach((bin, count) => {
         if (bin < below) good += count;
       });
-      return { total: values.finished_count, good };
+      found = { total: values?.finished_count ?? 0, good };
+      latencyCounts.set(id, found);
+    }
+    return found;
+  };
+  const none: Counts = { total: 0, good: 0 };
+  return objectives.map((objective) => {
+    const scope = objective.workflow_uuid ?? ORGANIZATION;
+    const latencyObjective = objective.indicator === 'LATENCY';
+    const below = latencyObjective ? binOf(objective.threshold_ms!) : 0;
+    const countsOf = (length: number): Counts => {
+      let total = 0;
+      let good = 0;
+      for (const key of setOf(objective).partsOf(length)) {
+        const part = latencyObjective
+          ? latencyOf(key, scope, below)
+          : (successBySegment.get(key)?.get(scope) ?? none);
+        total += part.total;
+        good += part.good;
+      }
+      return { total, good };
     };
-    const [period, ...windows] = keys[i]!.map(countsOf);
+    const [period, ...windows] = lengthsOf(objective).map(countsOf);
     return { period: period!, windows };
   });
 }
