@@ -50,7 +50,9 @@ const server = await ServerProcess.start({ WFAPI_DATA_DIR: dataDir }, Number(arg
   timeoutMs: 180_000,
   onOutput: (text) => {
     output += text;
-    if (output.includes('demo history complete')) loaded();
+    // A first start loads the month in the background; a start on a reused directory whose
+    // month is whole says so in its banner.
+    if (output.includes('demo history complete') || /loading\s+complete/.test(output)) loaded();
     if (process.env.BENCH_VERBOSE) process.stderr.write(text);
   },
 });
