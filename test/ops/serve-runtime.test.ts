@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { parseApiKey } from '../../src/modules/auth/api-key.js';
+import { eventually } from '../harness/eventually.js';
 import {
   exitWithin,
   logLines,
@@ -13,15 +14,6 @@ import {
 const ADMIN_TOKEN = 'admin-token-4f1c9a7e2b6d8053a1c4e9f7';
 const INGEST_TOKEN = 'ingest-token-9d2e7b4c1a6f8035e2d7c4b9';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** Waits until `check` holds, polling; fails with `what` after `ms`. */
-async function until(what: string, check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 async function post(url: string, path: string, headers: Record<string, string>, body: string) {
   const response = await fetch(`${url}${path}`, {
@@ -84,17 +76,23 @@ describe('wfapi serve at run time', () => {
     });
     request.write(body.slice(0, 10));
     // The server has routed the request once it logged its arrival.
-    await until('the request to arrive', () => serve.stdout().includes('"reqId":"drain-1"'));
+    await eventually(() => serve.stdout().includes('"reqId":"drain-1"'), 'the request to arrive', {
+      timeoutMs: 10_000,
+    });
 
     serve.child.kill('SIGTERM');
-    await until('the server to stop accepting connections', async () => {
-      try {
-        await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) });
-        return false;
-      } catch {
-        return true;
-      }
-    });
+    await eventually(
+      async () => {
+        try {
+          await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) });
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      'the server to stop accepting connections',
+      { timeoutMs: 10_000, everyMs: 50 },
+    );
     assert.equal(serve.child.exitCode, null, 'the process exited with a request in flight');
 
     request.end(body.slice(10));

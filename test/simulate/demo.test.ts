@@ -4,19 +4,12 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { eventually } from '../harness/eventually.js';
 import { cleanEnv, startWfapi, type WfapiProcess } from '../harness/process.js';
 
 const SIZE = ['--executions', '3000', '--workflows', '6', '--days', '3'];
 const BANNER =
   /GraphQL endpoint\s+(http:\/\/\S+)\/graphql[\s\S]*API key\s+(wfk_\w+)[\s\S]*admin token\s+(\S+)[\s\S]*Try it:/;
-
-async function eventually(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 async function query(url: string, key: string) {
   const response = await fetch(`${url}/graphql`, {
@@ -60,7 +53,10 @@ describe('wfapi demo', () => {
       const early = await query(first.url, first.key);
       assert.equal(early.workflows, 6);
       assert.ok(early.executions > 0, 'the last hour is loaded before the banner');
-      await eventually(() => first.demo.stderr().includes('demo history complete'), 120_000, 'the history');
+      await eventually(() => first.demo.stderr().includes('demo history complete'), 'the history', {
+        timeoutMs: 120_000,
+        everyMs: 250,
+      });
       before = await query(first.url, first.key);
       assert.ok(before.executions > 2000 && before.executions < 4000, `${before.executions} executions`);
       const admin = await fetch(`${first.url}/admin/graphql`, {
