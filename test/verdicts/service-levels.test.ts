@@ -145,6 +145,87 @@ describe('serviceLevels', () => {
     assert.equal(quiet.total, 10);
   });
 
+  it("answers every objective of an organization at once, workflows' and the organization's, each indicator and period with its own counts", async () => {
+    // Two workflows with runs across 30 days, on and around the edges of the shorter periods and
+    // windows, and objectives of both indicators for each workflow and for the organization:
+    // every answer equals the counts of its own scope's runs.
+    const spread = (status: (i: number) => string, offset: number): Run[] =>
+      Array.from({ length: 40 }, (_, i) =>
+        r(status(i), NOW - offset - i * 17 * HOUR - (i % 5) * MINUTE, 100 + ((i * 379) % 4000)),
+      );
+    const ingestRuns = spread((i) => (i % 4 === 0 ? 'FAILURE' : 'SUCCESS'), 0);
+    const billingRuns = [
+      ...spread((i) => (i % 3 === 0 ? 'FAILURE' : 'SUCCESS'), 7 * MINUTE),
+      r('SUCCESS', NOW - 7 * DAY, 50),
+      r('FAILURE', NOW - 7 * DAY - 1, 50),
+    ];
+    const tenant = await createTenant(ctx.db);
+    const ingestFlow = workflow(tenant.organizationId, { name: 'ingest' });
+    const billingFlow = workflow(tenant.organizationId, { name: 'billing' });
+    await ingest(ctx.db, [
+      ingestFlow,
+      billingFlow,
+      ...runsOf(tenant, ingestFlow.uuid as string, ingestRuns),
+      ...runsOf(tenant, billingFlow.uuid as string, billingRuns),
+    ]);
+    const threshold = LOWER_BOUNDS[binOf(1500)]!;
+    const objectives = [
+      { name: 'o1 ingest success 7d', workflowUUID: ingestFlow.uuid, indicator: 'SUCCESS', periodDays: 7 },
+      { name: 'o2 ingest latency 28d', workflowUUID: ingestFlow.uuid, indicator: 'LATENCY', periodDays: 28 },
+      {
+        name: 'o3 billing success 28d',
+        workflowUUID: billingFlow.uuid,
+        indicator: 'SUCCESS',
+        periodDays: 28,
+      },
+      { name: 'o4 billing latency 7d', workflowUUID: billingFlow.uuid, indicator: 'LATENCY', periodDays: 7 },
+      { name: 'o5 organization success 30d', indicator: 'SUCCESS', periodDays: 30 },
+      { name: 'o6 organization latency 7d', indicator: 'LATENCY', periodDays: 7 },
+    ];
+    for (const objective of objectives)
+      await createObjective(ctx.server.url, {
+        organizationId: tenant.organizationId,
+        target: 0.9,
+        ...(objective.indicator === 'LATENCY' ? { thresholdMs: threshold } : {}),
+        ...objective,
+      });
+    const runsOfScope = (uuid: unknown) =>
+      uuid === ingestFlow.uuid
+        ? ingestRuns
+        : uuid === billingFlow.uuid
+          ? billingRuns
+          : [...ingestRuns, ...billingRuns];
+    const reference = (indicator: string, runs: readonly Run[], ms: number) => {
+      const within = runs.filter((run) => finished(run) && inside(run, ms));
+      const good =
+        indicator === 'LATENCY' ? (run: Run) => run.ms! < threshold : (run: Run) => run.status === 'SUCCESS';
+      return { total: within.length, good: within.filter(good).length };
+    };
+    const answered = await levels(tenant);
+    assert.deepEqual(
+      answered.map((level: { name: string }) => level.name),
+      objectives.map((objective) => objective.name),
+    );
+    for (const [i, objective] of objectives.entries()) {
+      const level = answered[i];
+      const runs = runsOfScope(objective.workflowUUID);
+      const period = reference(objective.indicator, runs, objective.periodDays * DAY);
+      assert.ok(
+        period.total > 0 && period.good < period.total,
+        `${objective.name}: the reference has good and bad`,
+      );
+      assert.deepEqual([level.total, level.good], [period.total, period.good], `${objective.name} period`);
+      for (const [j, [name, ms]] of WINDOWS.entries()) {
+        const window = reference(objective.indicator, runs, ms);
+        assert.deepEqual(
+          [level.burnRates[j].total, level.burnRates[j].bad],
+          [window.total, window.total - window.good],
+          `${objective.name} ${name}`,
+        );
+      }
+    }
+  });
+
   it("counts each burn window's executions started in [now - window, now], both ends inclusive", async () => {
     // At each window's two edges: one FAILURE exactly on `now - window`, one SUCCESS a millisecond before it.
     const runs: Run[] = [r('FAILURE', NOW), r('SUCCESS', NOW + 1)];
