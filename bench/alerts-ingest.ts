@@ -7,11 +7,13 @@
  * ingestion is timed: the rules' deliveries are written in its transactions (the outbox), the
  * worker that sends them is not running.
  */
+
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { createOrganization } from '../src/admin/admin.service.js';
 import { insertRule } from '../src/alerts/alerts.store.js';
+import { INGEST_OBSERVERS } from '../src/app.js';
 import type { Database } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
 import { openPglite } from '../src/db/pglite.js';
@@ -75,6 +77,7 @@ async function tenant(
         workflowSource: 'bench',
       }),
     })),
+    { observers: INGEST_OBSERVERS },
   );
   if (rules) {
     const conditions = ['EXECUTION_FAILED', 'NEW_ERROR_GROUP', 'FAILURE_RATE', 'NO_EXECUTIONS'] as const;
@@ -149,7 +152,7 @@ try {
         ] as const)) {
       const records = batch(t.organizationId, t.workflows, round);
       const started = performance.now();
-      await ingestBatch(db, records);
+      await ingestBatch(db, records, { observers: INGEST_OBSERVERS });
       ms[name] += performance.now() - started;
     }
   }

@@ -49,7 +49,13 @@ interface Version {
   openPglite(dir: string): Promise<VersionDb>;
   openPostgres(url: string, options: { poolSize: number; statementTimeoutMs: number }): VersionDb;
   migrate(db: VersionDb): Promise<unknown>;
-  ingestBatch(db: VersionDb, records: unknown[], options: { durable: boolean }): Promise<unknown>;
+  ingestBatch(
+    db: VersionDb,
+    records: unknown[],
+    options: { durable: boolean; observers: readonly unknown[] },
+  ): Promise<unknown>;
+  /** What each batch runs besides storing (versions before the observers ran them inside ingestBatch). */
+  INGEST_OBSERVERS?: readonly unknown[];
   makeDurable(db: VersionDb): Promise<void>;
   parseRecord(value: unknown): unknown;
   createOrganization(db: VersionDb, input: { displayName: string }): Promise<{ id: string }>;
@@ -64,6 +70,7 @@ async function load(dist: string): Promise<Version> {
     ...(await from('ingest/ingest.store.js')),
     ...(await from('ingest/records.js')),
     ...(await from('admin/admin.service.js')),
+    ...(await from('app.js')),
   } as Version;
 }
 
@@ -133,7 +140,10 @@ async function measure(version: Version, kind: string): Promise<Costs> {
       current = new Map();
       const started = performance.now();
       for (let i = 0; i < parsed.length; i += BATCH) {
-        await version.ingestBatch(db, parsed.slice(i, i + BATCH), { durable: false });
+        await version.ingestBatch(db, parsed.slice(i, i + BATCH), {
+          durable: false,
+          observers: version.INGEST_OBSERVERS ?? [],
+        });
       }
       await version.makeDurable(db);
       const total = performance.now() - started;

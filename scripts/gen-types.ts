@@ -2,7 +2,7 @@
  * Generates src/schema/schema-types.generated.ts from the SDL: enum value lists and unions,
  * input and object types. Scalars are a type parameter, so the same declarations describe the
  * wire format (the SDK: Time is a string) and the parsed form (the server: Time is a Date);
- * and src/schema/resolver-types.generated.ts, the resolver map the modules are typed with.
+ * and src/modules/resolver-types.generated.ts, the resolver map the modules are typed with.
  * Run `npm run gen` after changing a .graphql file; a test fails when the file is stale.
  */
 import { writeFileSync } from 'node:fs';
@@ -15,7 +15,7 @@ const outputs = [
   ['../src/schema/schema-types.generated.ts', renderSchemaTypes],
   ['../src/admin/admin-types.generated.ts', renderAdminTypes],
   // What each module's resolvers receive and return, with the mappers' row types.
-  ['../src/schema/resolver-types.generated.ts', renderResolverTypes],
+  ['../src/modules/resolver-types.generated.ts', renderResolverTypes],
   // The SDK's documents: each root field with its full selection.
   ['../src/client/operations.generated.ts', renderOperations],
   ['../src/client/admin-operations.generated.ts', renderAdminOperations],

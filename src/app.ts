@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setFlagsFromString } from 'node:v8';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
-import { registerAdminRoutes } from './admin/admin.route.js';
-import { startAlerts } from './alerts/index.js';
+import { queueAlertsOnIngest, startAlerts } from './alerts/index.js';
 import type { Config } from './config.js';
 import { registerConsoleRoutes } from './console/index.js';
 import type { Database } from './db/database.js';
@@ -10,25 +9,34 @@ import { openDatabase, openReadRouter } from './db/open.js';
 import { PartitionMaintainer } from './db/partition-maintainer.js';
 import type { DatabaseStatus, ReadRouter } from './db/replicas/read-router.js';
 import { AppError, clientErrorKind, sendError } from './errors.js';
-import { registerEvents } from './events/index.js';
+import { recordChangesOnIngest, registerEvents } from './events/index.js';
 import { registerCors } from './graphql/cors.js';
 import { DocumentCache } from './graphql/document-cache.js';
 import { registerGraphqlRoutes } from './graphql/graphql.route.js';
 import { JSON_TYPE, negotiate } from './graphql/media-type.js';
 import { publicContextFactory } from './graphql/public-context.js';
+import { buildPublicSchema } from './graphql/schema.js';
 import { keyAdmission } from './http/admit-key.js';
 import { answerClientError } from './http/client-error.js';
 import { limitBodyTime } from './http/connection-limits.js';
 import { ConnectionRegistry } from './http/connection-registry.js';
 import { requestLoggerFactory } from './http/request-logger.js';
 import { registerIngestRoutes } from './ingest/ingest.route.js';
+import type { IngestObserver } from './ingest/ingest.store.js';
 import { recountRollups } from './ingest/recount.js';
 import { registerMcpRoute } from './mcp/index.js';
 import { registerMetrics } from './metrics/index.js';
-import { CredentialCache } from './modules/auth/credential-cache.js';
+import { CredentialCache, credentialsChanged } from './modules/auth/credential-cache.js';
 import { KeyUsageRecorder } from './modules/auth/key-usage.js';
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './modules/auth/rate-limit.js';
-import { buildPublicSchema } from './schema/schema.js';
+import { registerAdminRoutes } from './operator/operator.route.js';
+
+/**
+ * What every ingested batch does besides storing its records, inside its transaction: record the
+ * live stream's changes, then queue the alert deliveries it causes. Every writer passes these
+ * (`POST /ingest`, the NATS worker, the demo loader).
+ */
+export const INGEST_OBSERVERS: readonly IngestObserver[] = [recordChangesOnIngest, queueAlertsOnIngest];
 
 export interface App {
   readonly server: FastifyInstance;
@@ -265,7 +273,15 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     observe: metrics?.graphqlObserver('/admin/graphql'),
   });
   registerEvents(server, { config, db, admit });
-  registerIngestRoutes(server, { config, db, rateLimiter, onBatch: metrics?.ingestBatch });
+  registerIngestRoutes(server, {
+    config,
+    db,
+    rateLimiter,
+    observers: INGEST_OBSERVERS,
+    onBatch: metrics?.ingestBatch,
+    // Reads through this server see the new freshness mark at once (others within their cache interval).
+    afterStored: () => credentialsChanged(db),
+  });
   registerConsoleRoutes(server);
   // Off the request path: deliveries are sent and timer rules evaluated on their own schedule.
   const alerts = startAlerts(db, config, server.log, options.now ?? Date.now);

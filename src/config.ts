@@ -1,5 +1,3 @@
-import type { SchemaKind } from './modules/api-module.js';
-
 /**
  * Configuration is read once, from the environment and explicit overrides (CLI flags, tests),
  * validated and frozen. Nothing below this file reads `process.env`.
@@ -255,7 +253,9 @@ function onOff(variable: string, fallback: 'on' | 'off', description: string): S
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-const SCHEMA_KINDS = ['hosted', 'extended'] as const satisfies readonly SchemaKind[];
+const SCHEMA_KINDS = ['hosted', 'extended'] as const;
+/** Which public schema a server serves (WFAPI_SCHEMA). */
+export type SchemaKind = (typeof SCHEMA_KINDS)[number];
 
 /** Every setting, in the shape of Config: a group of settings is a nested object. */
 export const SETTINGS = {

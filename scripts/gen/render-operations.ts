@@ -11,7 +11,8 @@ import {
   parse,
   print,
 } from 'graphql';
-import { adminSdlDocument, publicSdlDocument } from '../../src/schema/sdl.js';
+import { publicSdlDocument } from '../../src/graphql/sdl.js';
+import { adminSdlDocument } from '../../src/operator/operator.schema.js';
 
 /**
  * Renders src/client/operations.generated.ts: for each root field of Query one operation that

@@ -10,7 +10,7 @@ import {
   isObjectType,
   isScalarType,
 } from 'graphql';
-import { publicSdlDocument } from '../../src/schema/sdl.js';
+import { publicSdlDocument } from '../../src/graphql/sdl.js';
 import { BUILT_IN } from './render-types.js';
 
 /**
@@ -19,23 +19,23 @@ import { BUILT_IN } from './render-types.js';
  * other object type is returned as its fields, each resolved alike.
  */
 export const MAPPERS: Readonly<Record<string, { readonly type: string; readonly from: string }>> = {
-  Workflow: { type: 'WorkflowParent', from: '../modules/workflows/workflow.mapper.js' },
-  WorkflowsOutput: { type: 'WorkflowsOutputParent', from: '../modules/workflows/workflow.mapper.js' },
-  WorkflowDeployment: { type: 'DeploymentParent', from: '../modules/deployments/deployment.mapper.js' },
+  Workflow: { type: 'WorkflowParent', from: './workflows/workflow.mapper.js' },
+  WorkflowsOutput: { type: 'WorkflowsOutputParent', from: './workflows/workflow.mapper.js' },
+  WorkflowDeployment: { type: 'DeploymentParent', from: './deployments/deployment.mapper.js' },
   WorkflowDeploymentsOutput: {
     type: 'DeploymentsOutputParent',
-    from: '../modules/deployments/deployment.mapper.js',
+    from: './deployments/deployment.mapper.js',
   },
   WorkflowExecutionsOutput: {
     type: 'ExecutionsOutputParent',
-    from: '../modules/executions/execution.mapper.js',
+    from: './executions/execution.mapper.js',
   },
-  ErrorGroup: { type: 'ErrorGroupParent', from: '../modules/error-groups/error-group.mapper.js' },
-  SearchExecutionLogsOutput: { type: 'SearchParent', from: '../modules/log-search/log-search.mapper.js' },
+  ErrorGroup: { type: 'ErrorGroupParent', from: './error-groups/error-group.mapper.js' },
+  SearchExecutionLogsOutput: { type: 'SearchParent', from: './log-search/log-search.mapper.js' },
 };
 
 /**
- * Renders src/schema/resolver-types.generated.ts from the public (extended) schema: for each
+ * Renders src/modules/resolver-types.generated.ts from the public (extended) schema: for each
  * object type what its resolvers receive and return (ResolvedTypes), and the resolver map
  * (Resolvers) every module's resolvers are typed with, so a resolver of a field the SDL does
  * not have, or of the wrong shape, fails the build.
@@ -109,12 +109,12 @@ export function renderResolverTypes(): string {
     '/* eslint-disable */',
     '',
     "import type { GraphQLResolveInfo } from 'graphql';",
-    "import type { RequestContext } from '../context.js';",
+    "import type { RequestContext } from './context.js';",
     ...[...mapperImports]
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([from, types]) => `import type { ${[...types].sort().join(', ')} } from '${from}';`),
-    "import type { ApiScalars } from './scalars.js';",
-    `import type { ${[...schemaTypes].sort().join(', ')} } from './schema-types.generated.js';`,
+    "import type { ApiScalars } from '../schema/scalars.js';",
+    `import type { ${[...schemaTypes].sort().join(', ')} } from '../schema/schema-types.generated.js';`,
     '',
     'type Awaitable<T> = T | Promise<T>;',
     '',

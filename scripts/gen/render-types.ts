@@ -14,7 +14,8 @@ import {
   isScalarType,
   parse,
 } from 'graphql';
-import { ADMIN_SDL_PARTS, adminSdlDocument, publicSdlDocument, readSdl } from '../../src/schema/sdl.js';
+import { publicSdlDocument, readSdl } from '../../src/graphql/sdl.js';
+import { adminSdlDocument, OPERATOR_PARTS } from '../../src/operator/operator.schema.js';
 
 /** The TypeScript type of each built-in scalar. */
 export const BUILT_IN: Readonly<Record<string, string>> = {
@@ -44,7 +45,9 @@ export function renderSchemaTypes(): string {
 /** Renders the operator schema's own types; the shared ones come from the public declarations. */
 export function renderAdminTypes(): string {
   const own = new Set(
-    parse(readSdl(ADMIN_SDL_PARTS)).definitions.flatMap((d) => ('name' in d && d.name ? [d.name.value] : [])),
+    parse(readSdl(OPERATOR_PARTS.map((part) => part.sdl))).definitions.flatMap((d) =>
+      'name' in d && d.name ? [d.name.value] : [],
+    ),
   );
   return render(buildASTSchema(adminSdlDocument()), {
     own,

@@ -1,8 +1,8 @@
 /** Checks of operator input shared by the admin services. */
 import type { Queryable } from '../db/database.js';
 import { badInput, notFound } from '../errors.js';
+import { normalizeUuid } from '../lib/uuid.js';
 import { findOrganization } from '../modules/accounts/accounts.store.js';
-import { normalizeUuid } from '../modules/shared/uuid.js';
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it rejects
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;

@@ -6,7 +6,7 @@ import type {
   WebhookDeliveryStatus,
 } from '../admin/admin-types.generated.js';
 import type { AlertRuleRow, WebhookDeliveryRow } from '../db/tables.js';
-import { durationText } from '../modules/shared/duration.js';
+import { durationText } from '../lib/duration.js';
 import type { ApiScalars } from '../schema/scalars.js';
 
 /** A stored rule as operators see it: never its signing secret. */

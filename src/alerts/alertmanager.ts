@@ -11,7 +11,7 @@
  * hour after they happened.
  */
 import type { AlertRuleRow } from '../db/tables.js';
-import { formatTime } from '../modules/shared/time.js';
+import { formatTime } from '../lib/time.js';
 import { endedBy, isVerdictCondition, verdictAlerts } from './verdict-alerts.js';
 
 /** How long a one-off event stays active in Alertmanager. */

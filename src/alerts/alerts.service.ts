@@ -13,7 +13,7 @@ import type { Config } from '../config.js';
 import type { Queryable } from '../db/database.js';
 import type { AlertRuleRow, WebhookDeliveryRow } from '../db/tables.js';
 import { badInput, notFound } from '../errors.js';
-import { parseDuration } from '../modules/shared/duration.js';
+import { parseDuration } from '../lib/duration.js';
 import { WorkflowExecutionClassifiedStatusValues } from '../schema/schema-types.generated.js';
 import {
   deleteRule,

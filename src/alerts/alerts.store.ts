@@ -1,8 +1,8 @@
 /** SQL of alert rules and their deliveries (the outbox). Plain functions, the database handle first. */
 import type { Queryable } from '../db/database.js';
 import { type AlertRuleRow, alertRules, type WebhookDeliveryRow, webhookDeliveries } from '../db/tables.js';
-import { sha256 } from '../modules/shared/sha256.js';
-import { dashedUuid } from '../modules/shared/uuid.js';
+import { sha256 } from '../lib/sha256.js';
+import { dashedUuid } from '../lib/uuid.js';
 
 export const RULE_COLUMNS = alertRules.columns.map(([name]) => name).join(', ');
 export const DELIVERY_COLUMNS = webhookDeliveries.columns.map(([name]) => name).join(', ');

@@ -7,9 +7,9 @@
 import type { Queryable } from '../db/database.js';
 import type { AlertRuleRow } from '../db/tables.js';
 import { badInput } from '../errors.js';
+import { formatTime, HOUR } from '../lib/time.js';
 import { detectAnomalies } from '../modules/anomalies/anomalies.service.js';
 import { DEFAULT_SENSITIVITY } from '../modules/anomalies/anomaly-detection.js';
-import { formatTime, HOUR } from '../modules/shared/time.js';
 import type { AnomalyMetric } from '../schema/schema-types.generated.js';
 
 const METRICS: readonly AnomalyMetric[] = ['EXECUTIONS', 'FAILURE_RATE', 'DURATION_P95'];

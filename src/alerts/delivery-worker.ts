@@ -9,7 +9,7 @@
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import type { AlertRuleRow, WebhookDeliveryRow } from '../db/tables.js';
-import { durationText } from '../modules/shared/duration.js';
+import { durationText } from '../lib/duration.js';
 import {
   type AttemptOutcome,
   claimDue,

@@ -9,12 +9,12 @@
 import type { Transaction } from '../db/database.js';
 import type { AlertRuleRow } from '../db/tables.js';
 import { wireExecution } from '../events/sse.js';
+import { durationText } from '../lib/duration.js';
+import { DAY, formatTime } from '../lib/time.js';
 import { percentiles } from '../modules/durations/percentiles.js';
 import { toExecution } from '../modules/executions/execution.mapper.js';
 import { EXECUTION_ROW_COLUMNS, type ExecutionRow } from '../modules/executions/executions.store.js';
 import { FINISHED } from '../modules/service-levels/service-levels.store.js';
-import { durationText } from '../modules/shared/duration.js';
-import { DAY, formatTime } from '../modules/shared/time.js';
 import { durations, EXECUTION_LEVEL } from '../rollups/durations.rollup.js';
 import { readWindows } from '../rollups/rollup-reader.store.js';
 import { type NewDelivery, queueDeliveries, resendFiring } from './alerts.store.js';

@@ -8,6 +8,8 @@ import type { Database } from '../db/database.js';
 import { DeliveryWorker, type WorkerLog } from './delivery-worker.js';
 import { RuleTimer } from './rule-timer.js';
 
+export { queueAlertsOnIngest } from './ingest-alerts.store.js';
+
 export interface RunningAlerts {
   stop(): Promise<void>;
 }

@@ -7,14 +7,14 @@
 import type { Transaction } from '../db/database.js';
 import type { AlertRuleRow } from '../db/tables.js';
 import { wireExecution } from '../events/sse.js';
-import { fromUnits, toUnits } from '../ingest/decimal.js';
-import type { ExecutionChange } from '../ingest/execution-upsert.store.js';
-import type { RollupOutcome } from '../ingest/rollups.store.js';
+import type { IngestObserver, WrittenBatch } from '../ingest/ingest.store.js';
+import { fromUnits, toUnits } from '../lib/decimal.js';
+import { formatTime } from '../lib/time.js';
 import { toExecution } from '../modules/executions/execution.mapper.js';
 import type { ExecutionRow } from '../modules/executions/executions.store.js';
-import { formatTime } from '../modules/shared/time.js';
 import { enabledRules, type NewDelivery, queueDeliveries } from './alerts.store.js';
 import { ruleSummary } from './payloads.js';
+import { wakeDeliveries } from './wake.js';
 
 /**
  * History does not page anyone: an execution (or an error's first sighting) that started more
@@ -23,16 +23,18 @@ import { ruleSummary } from './payloads.js';
  */
 export const HISTORY_GRACE_MS = 60 * 60 * 1000;
 
-export interface IngestedChanges {
-  readonly executions: readonly ExecutionChange[];
-  readonly newErrorGroups: RollupOutcome['newErrorGroups'];
-}
-
 const recent = (rule: AlertRuleRow, startedAt: number) =>
   startedAt >= rule.created_at.getTime() - HISTORY_GRACE_MS;
 
+/**
+ * The alert outbox as an ingestion observer: a batch's deliveries commit with the data that
+ * caused them, or not at all, and the delivery worker is woken once they have.
+ */
+export const queueAlertsOnIngest: IngestObserver = async (tx, batch) =>
+  (await queueIngestAlerts(tx, batch)) > 0 ? wakeDeliveries : undefined;
+
 /** Queues the deliveries of a batch's changes; returns how many were new (0 costs no query when nothing failed). */
-export async function queueIngestAlerts(tx: Transaction, changes: IngestedChanges): Promise<number> {
+export async function queueIngestAlerts(tx: Transaction, changes: WrittenBatch): Promise<number> {
   const failed = changes.executions.map((c) => c.next).filter((next) => next.status === 'FAILURE');
   if (failed.length === 0 && changes.newErrorGroups.length === 0) return 0;
   const organizations = [
@@ -116,7 +118,7 @@ export async function queueIngestAlerts(tx: Transaction, changes: IngestedChange
  * execution whose workflow is not registered yet (which /graphql does not show) keeps null name and id.
  */
 function executionRowOf(
-  execution: ExecutionChange['next'],
+  execution: WrittenBatch['executions'][number]['next'],
   workflow: { name: string; workflowId: string } | undefined,
 ): ExecutionRow {
   return {

@@ -7,8 +7,8 @@
  */
 import type { Database, Transaction } from '../db/database.js';
 import type { AlertRuleRow } from '../db/tables.js';
-import { durationText } from '../modules/shared/duration.js';
-import { formatTime } from '../modules/shared/time.js';
+import { durationText } from '../lib/duration.js';
+import { formatTime } from '../lib/time.js';
 import { countWindows } from '../rollups/execution-counts.store.js';
 import { queueDeliveries, RULE_COLUMNS, resendFiring } from './alerts.store.js';
 import { anomalyVerdict } from './anomaly-condition.js';

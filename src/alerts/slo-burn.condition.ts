@@ -7,10 +7,10 @@
  */
 import type { Transaction } from '../db/database.js';
 import type { AlertRuleRow, ServiceLevelObjectiveRow } from '../db/tables.js';
+import { formatTime } from '../lib/time.js';
 import { figuresOf, type ServiceLevelFigures } from '../modules/service-levels/burn-rates.js';
 import { findObjective } from '../modules/service-levels/objectives.store.js';
 import { readObjectiveCounts } from '../modules/service-levels/service-levels.store.js';
-import { formatTime } from '../modules/shared/time.js';
 import { queueDeliveries, resendFiring } from './alerts.store.js';
 import { ruleSummary } from './payloads.js';
 

@@ -11,7 +11,7 @@
  * it is stuck (re-sent while it is) until the post that resolves it.
  */
 import type { AlertRuleRow } from '../db/tables.js';
-import { formatTime } from '../modules/shared/time.js';
+import { formatTime } from '../lib/time.js';
 import { sloSeverity } from './slo-burn.condition.js';
 
 interface VerdictData {

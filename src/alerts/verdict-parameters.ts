@@ -7,7 +7,7 @@ import type { CreateAlertRuleInput, UpdateAlertRuleInput } from '../admin/admin-
 import type { Queryable } from '../db/database.js';
 import type { AlertRuleRow } from '../db/tables.js';
 import { badInput } from '../errors.js';
-import { parseDuration } from '../modules/shared/duration.js';
+import { parseDuration } from '../lib/duration.js';
 
 export const DEFAULT_STUCK_FACTOR = 3;
 export const DEFAULT_STUCK_MIN_DURATION_S = 5 * 60;

@@ -32,7 +32,7 @@ export async function extendedOnlyName(error: WfapiError): Promise<string | unde
   if (named.length === 0) return undefined;
   const [{ buildASTSchema }, { publicSdlDocument }] = await Promise.all([
     import('graphql'),
-    import('../schema/sdl.js'),
+    import('../graphql/sdl.js'),
   ]);
   const hosted = buildASTSchema(publicSdlDocument('hosted'));
   const extended = buildASTSchema(publicSdlDocument('extended'));

@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from 'commander';
-import { formatDuration, parseDuration } from '../modules/shared/duration.js';
-import { parseInstant } from '../modules/shared/instant.js';
-import { formatTime } from '../modules/shared/time.js';
+import { formatDuration, parseDuration } from '../lib/duration.js';
+import { parseInstant } from '../lib/instant.js';
+import { formatTime } from '../lib/time.js';
 
 export { formatDuration, parseDuration, parseInstant };
 

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { sha256 } from '../modules/shared/sha256.js';
+import { sha256 } from '../lib/sha256.js';
 import { copyChunks } from './copy-text.js';
 import { type AbortWatch, type Database, eitherAborted, GENERIC_PLAN, type Transaction } from './database.js';
 import { canceledError } from './db-errors.js';

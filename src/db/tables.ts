@@ -1,5 +1,10 @@
-import type { ErrorCount } from '../ingest/records.js';
 import { json, type RowOf, table } from './table.js';
+
+/** One error message of an execution's or an event's error list, with how often it occurred. */
+export interface ErrorCount {
+  error: string;
+  count: number;
+}
 
 /*
  * One definition per table of the migrated schema (src/db/migrations), columns in creation

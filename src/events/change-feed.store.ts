@@ -1,4 +1,5 @@
 import type { Queryable, Transaction } from '../db/database.js';
+import type { IngestObserver } from '../ingest/ingest.store.js';
 import { EXECUTION_ROW_COLUMNS, type ExecutionRow } from '../modules/executions/executions.store.js';
 
 /**
@@ -24,6 +25,18 @@ export async function recordExecutionChanges(
     [changed.map((c) => c.organizationId), changed.map((c) => c.uuid)],
   );
 }
+
+/**
+ * The live stream's feed as an ingestion observer: every execution a batch changed, recorded
+ * under the organizations' locks the batch holds (the feed's order rests on them).
+ */
+export const recordChangesOnIngest: IngestObserver = async (tx, batch) => {
+  await recordExecutionChanges(
+    tx,
+    batch.executions.map((change) => change.next),
+  );
+  return undefined;
+};
 
 /** The organization's latest committed change id (0 when none): where a stream without Last-Event-ID starts. */
 export async function latestChangeId(db: Queryable, organizationId: string): Promise<number> {

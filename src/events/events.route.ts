@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Database } from '../db/database.js';
 import { AppError, badInput, isDatabaseUnavailable, unavailable } from '../errors.js';
 import type { AdmitKey } from '../http/admit-key.js';
-import { normalizeUuid } from '../modules/shared/uuid.js';
+import { normalizeUuid } from '../lib/uuid.js';
 import {
   type WorkflowExecutionStatus,
   WorkflowExecutionStatusValues,

@@ -9,6 +9,8 @@ import type { AdmitKey } from '../http/admit-key.js';
 import { EventHub } from './event-hub.js';
 import { registerEventsRoute } from './events.route.js';
 
+export { recordChangesOnIngest } from './change-feed.store.js';
+
 export function registerEvents(
   server: FastifyInstance,
   deps: { readonly config: Config; readonly db: Database; readonly admit: AdmitKey },

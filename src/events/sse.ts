@@ -1,6 +1,6 @@
 import { AppError, type ErrorCode, errorBody } from '../errors.js';
+import { formatTime } from '../lib/time.js';
 import type { KeyRefusalReason } from '../modules/auth/authenticate.js';
-import { formatTime } from '../modules/shared/time.js';
 import type { ApiScalars } from '../schema/scalars.js';
 import type { WorkflowExecution } from '../schema/schema-types.generated.js';
 

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { AdmitKey } from '../http/admit-key.js';
+import { formatTime } from '../lib/time.js';
 import type { Principal } from '../modules/auth/authenticate.js';
-import { formatTime } from '../modules/shared/time.js';
 import type { DocumentCache } from './document-cache.js';
 import { executeGraphqlRequest, type GraphqlOutcome } from './execute-request.js';
 import { GRAPHIQL_HEADERS, renderGraphiql } from './graphiql.js';

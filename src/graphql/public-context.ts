@@ -1,9 +1,9 @@
 import type { Config } from '../config.js';
-import { createContext, type RequestContext } from '../context.js';
 import { ConcurrencyShares } from '../db/concurrency-shares.js';
 import type { AbortWatch, Database } from '../db/database.js';
 import type { ReadRouter } from '../db/replicas/read-router.js';
 import type { Principal } from '../modules/auth/authenticate.js';
+import { createContext, type RequestContext } from '../modules/context.js';
 
 /**
  * The resolvers' context of one admitted request to the public schema: its reads go to a replica

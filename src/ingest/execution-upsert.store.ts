@@ -2,8 +2,8 @@ import type { CopyValue } from '../db/copy-text.js';
 import type { Transaction } from '../db/database.js';
 import { type ExecutionTableRow, executionKeys, executions } from '../db/tables.js';
 import { columnNames, unnestUpdate } from '../db/unnest-insert.js';
+import { toUnits } from '../lib/decimal.js';
 import { copyFresh } from './copy-fresh.store.js';
-import { toUnits } from './decimal.js';
 import { type ExecutionRecord, TERMINAL_STATUSES } from './records.js';
 
 /** An execution as stored: the record without its type tag. */

@@ -10,7 +10,13 @@
 import { getHeapStatistics } from 'node:v8';
 import type { Database } from '../db/database.js';
 import type { AppError } from '../errors.js';
-import { ingestBatch, makeDurable, type NumberedRecord, type Rejection } from './ingest.store.js';
+import {
+  type IngestObserver,
+  ingestBatch,
+  makeDurable,
+  type NumberedRecord,
+  type Rejection,
+} from './ingest.store.js';
 import { LineSplitter, type NdjsonLine } from './ndjson-lines.js';
 import { ingestTimeBounds, parseRecord, RecordError, type TimeBounds } from './records.js';
 
@@ -37,6 +43,8 @@ export interface StreamLimits {
   readonly maxBodyBytes: number;
   /** Rejections listed in the answer; the rest are only counted. */
   readonly maxRejections: number;
+  /** Steps each batch runs inside its transaction (ingest.store.ts: IngestObserver). */
+  readonly observers: readonly IngestObserver[];
   /** Runs each batch write; e.g. to cap concurrent writes (WriteSlots). */
   readonly runBatch?: <T>(write: () => Promise<T>) => Promise<T>;
   /** Told each committed batch (e.g. metrics). */
@@ -177,7 +185,9 @@ export async function ingestNdjson(
     parseRejections = [];
     pendingLines = 0;
     pendingBytes = 0;
-    writing = (limits.runBatch ?? ((write) => write()))(() => ingestBatch(db, batch, { durable })).then(
+    writing = (limits.runBatch ?? ((write) => write()))(() =>
+      ingestBatch(db, batch, { durable, observers: limits.observers }),
+    ).then(
       (stored) => {
         progress.accepted += stored.accepted;
         const rejected = [...rejections, ...stored.rejected].sort((a, b) => a.line - b.line);

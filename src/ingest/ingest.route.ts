@@ -7,10 +7,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import { AppError, isDatabaseUnavailable, sendError, unavailable } from '../errors.js';
-import { credentialsChanged } from '../modules/auth/credential-cache.js';
 import { operatorGuard } from '../modules/auth/operator-token.js';
 import type { RateLimiter } from '../modules/auth/rate-limit.js';
 import { gunzipBody } from './gzip-body.js';
+import type { IngestObserver } from './ingest.store.js';
 import {
   BATCH_BYTES,
   type BodyRefusedError,
@@ -25,8 +25,12 @@ export interface IngestRouteDeps {
   readonly config: Config;
   readonly db: Database;
   readonly rateLimiter: RateLimiter;
+  /** Steps each batch runs inside its transaction (app.ts: the change feed, the alert outbox). */
+  readonly observers: readonly IngestObserver[];
   /** Told each committed batch (metrics). */
   readonly onBatch?: (outcome: IngestBatchOutcome) => void;
+  /** Told once a request has stored at least one record (app.ts: reads see the new freshness mark at once). */
+  readonly afterStored?: () => void;
 }
 
 export const NDJSON = 'application/x-ndjson';
@@ -159,10 +163,10 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestRouteDeps
           maxBodyBytes: maxNdjsonBytes(config, gzip),
           maxRejections: MAX_LISTED_REJECTIONS,
           runBatch: (write) => slots.run(write),
+          observers: deps.observers,
           onBatch: deps.onBatch,
         });
-        // Reads through this server see the new freshness mark at once (others within their cache interval).
-        if (progress.accepted > 0) credentialsChanged(db);
+        if (progress.accepted > 0) deps.afterStored?.();
         return reply.code(200).send({
           accepted: progress.accepted,
           rejected: progress.rejected,

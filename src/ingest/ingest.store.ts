@@ -1,14 +1,16 @@
-import { queueIngestAlerts } from '../alerts/ingest-alerts.store.js';
-import { wakeDeliveries } from '../alerts/wake.js';
 import type { CopyValue } from '../db/copy-text.js';
 import type { Database, Transaction } from '../db/database.js';
 import { deployments, workflows } from '../db/tables.js';
 import { changesAny, columnNames, unnestUpsert } from '../db/unnest-insert.js';
-import { recordExecutionChanges } from '../events/change-feed.store.js';
-import { applyExecutions, type ExecutionState, storedExecutions } from './execution-upsert.store.js';
+import {
+  applyExecutions,
+  type ExecutionChange,
+  type ExecutionState,
+  storedExecutions,
+} from './execution-upsert.store.js';
 import { insertEvents, insertLogs } from './lines.store.js';
 import type { DeploymentRecord, IngestRecord, WorkflowRecord } from './records.js';
-import { maintainRollups } from './rollups.store.js';
+import { maintainRollups, type RollupOutcome } from './rollups.store.js';
 import { markOrphans, readEvents, storedEventOf, takeOrphans } from './stored-events.store.js';
 
 export interface NumberedRecord {
@@ -27,6 +29,32 @@ export interface BatchResult {
   rejected: Rejection[];
 }
 
+/** What a batch changed, as its observers see it. */
+export interface WrittenBatch {
+  /** Each execution the batch created or changed, before and after. */
+  readonly executions: readonly ExecutionChange[];
+  /** Error groups seen for the first time by this batch. */
+  readonly newErrorGroups: RollupOutcome['newErrorGroups'];
+}
+
+/**
+ * A step that a feature adds to every batch (app.ts registers them: the live stream's change
+ * feed, the alert outbox). It runs inside the batch's transaction, after the rollups and under
+ * the organizations' locks, so what it writes commits with the batch or not at all. It may return
+ * what to do once the batch has committed (wake a worker).
+ */
+export type IngestObserver = (
+  tx: Transaction,
+  batch: WrittenBatch,
+) => Promise<((db: Database) => void) | undefined>;
+
+export interface BatchOptions {
+  /** Run inside each batch's transaction, in this order. */
+  readonly observers: readonly IngestObserver[];
+  /** false: commit without waiting for the disk; the caller makes the batch durable (makeDurable). */
+  readonly durable?: boolean;
+}
+
 /**
  * Stores one batch of validated records in one transaction, so the batch is durable when this
  * resolves (with `durable: false`, committed, and durable after the next makeDurable).
@@ -39,10 +67,10 @@ export interface BatchResult {
 export async function ingestBatch(
   db: Database,
   records: readonly NumberedRecord[],
-  options: { durable?: boolean } = {},
+  options: BatchOptions,
 ): Promise<BatchResult> {
   if (records.length === 0) return { accepted: 0, rejected: [] };
-  let alerts = 0;
+  const afterCommit: Array<(db: Database) => void> = [];
   const result = await db.transaction(async (tx) => {
     await tx.query(`set local statement_timeout = '600s'`);
     // See makeDurable: the caller takes over making this batch durable.
@@ -77,11 +105,6 @@ export async function ingestBatch(
     const workflows = await upsertWorkflows(tx, lastByUuid(of('workflow')));
     const deployments = await upsertDeployments(tx, lastByUuid(of('deployment')));
     const executions = await applyExecutions(tx, of('execution'), checked.executions);
-    // The live stream's feed, under the organizations' locks taken above (its ordering rests on them).
-    await recordExecutionChanges(
-      tx,
-      executions.map((c) => c.next),
-    );
     const states = new Map(checked.executions);
     for (const { next } of executions) states.set(next.uuid, next);
     // Events stored before their execution count once it arrives; an execution that changes
@@ -107,15 +130,17 @@ export async function ingestBatch(
     );
     const newWorkflows = workflows.filter((w) => w.inserted);
     const rollups = await maintainRollups(tx, { newWorkflows, executions, states, earlierEvents, newEvents });
-    // The outbox: deliveries commit with the data that caused them, or not at all.
-    alerts = await queueIngestAlerts(tx, { executions, newErrorGroups: rollups.newErrorGroups });
+    for (const observe of options.observers) {
+      const then = await observe(tx, { executions, newErrorGroups: rollups.newErrorGroups });
+      if (then) afterCommit.push(then);
+    }
     // A batch that changed nothing (a re-send) leaves everything as it was, freshness included.
     const changed = [...workflows, ...deployments, ...executions.map((c) => c.next), ...logs, ...newEvents];
     await markIngested(tx, [...new Set(changed.map((row) => row.organizationId))]);
     rejected.sort((a, b) => a.line - b.line);
     return { accepted: valid.length, rejected };
   });
-  if (alerts > 0) wakeDeliveries(db);
+  for (const then of afterCommit) then(db);
   return result;
 }
 

@@ -2,7 +2,7 @@ import type { CopyValue } from '../db/copy-text.js';
 import type { Transaction } from '../db/database.js';
 import { executionEvents, executionLogs } from '../db/tables.js';
 import { type Columns, unnestInsert } from '../db/unnest-insert.js';
-import { sha256 } from '../modules/shared/sha256.js';
+import { sha256 } from '../lib/sha256.js';
 import { copyFresh } from './copy-fresh.store.js';
 import type { EventRecord, LogRecord } from './records.js';
 

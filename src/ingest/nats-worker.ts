@@ -29,6 +29,7 @@ import {
 } from '@nats-io/transport-node';
 import type { Database } from '../db/database.js';
 import { isDatabaseUnavailable } from '../errors.js';
+import type { IngestObserver } from './ingest.store.js';
 import { BATCH_BYTES, IngestInterruptedError, ingestNdjson } from './ingest-stream.js';
 import {
   deadSubject,
@@ -51,6 +52,8 @@ export interface IngestWorkerOptions {
   readonly ackWaitMs: number;
   /** Lines per database transaction (WFAPI_INGEST_BATCH_SIZE). */
   readonly batchSize: number;
+  /** Steps each batch runs inside its transaction (app.ts: INGEST_OBSERVERS). */
+  readonly observers: readonly IngestObserver[];
   /**
    * Deliveries of a message that fails for a reason of its own (not an unavailable database)
    * before it is moved to the dead-letter subject (WFAPI_NATS_MAX_DELIVERIES; default 5).
@@ -273,6 +276,7 @@ export async function startIngestWorker(options: IngestWorkerOptions): Promise<I
       const progress = await ingestNdjson(options.db, joined(messages), {
         batchSize: options.batchSize,
         batchBytes: BATCH_BYTES,
+        observers: options.observers,
         maxBodyBytes: Number.MAX_SAFE_INTEGER,
         maxRejections: 0,
         organizationId,

@@ -3,8 +3,9 @@
  * typed record or a reason it was rejected; nothing here touches the database.
  */
 
-import { parseTime } from '../modules/shared/time.js';
-import { normalizeUuid } from '../modules/shared/uuid.js';
+import type { ErrorCount } from '../db/tables.js';
+import { parseTime } from '../lib/time.js';
+import { normalizeUuid } from '../lib/uuid.js';
 import {
   type WorkflowDeploymentStatus,
   WorkflowDeploymentStatusValues,
@@ -13,11 +14,6 @@ import {
   type WorkflowExecutionStatus,
   WorkflowExecutionStatusValues,
 } from '../schema/schema-types.generated.js';
-
-export interface ErrorCount {
-  error: string;
-  count: number;
-}
 
 export interface WorkflowRecord {
   type: 'workflow';

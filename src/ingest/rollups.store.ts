@@ -6,6 +6,7 @@
  * rows (test/ingest/dataset.ts `rollupDrift` checks exactly that).
  */
 import type { Transaction } from '../db/database.js';
+import { toUnits } from '../lib/decimal.js';
 import { binOf } from '../rollups/duration-bins.js';
 import { durations, EXECUTION_LEVEL } from '../rollups/durations.rollup.js';
 import { ANY_LEVEL, errorGroupCounts } from '../rollups/error-groups.rollup.js';
@@ -14,7 +15,6 @@ import { errorGroupOf } from '../rollups/fingerprint.js';
 import { EVERY_WORKFLOW } from '../rollups/rollup.js';
 import { RollupDeltas } from '../rollups/rollup-deltas.js';
 import { addToOrganizationRows, applyDeltas } from '../rollups/rollup-writer.store.js';
-import { toUnits } from './decimal.js';
 import { refreshDurationExtremes } from './duration-extremes.store.js';
 import {
   type ErrorRow,

@@ -1,7 +1,7 @@
 import type { Transaction } from '../db/database.js';
-import type { EventTableRow } from '../db/tables.js';
+import type { ErrorCount, EventTableRow } from '../db/tables.js';
 import { SUCCESSFUL_CALL_STATUSES } from '../rollups/durations.rollup.js';
-import type { ErrorCount, EventRecord } from './records.js';
+import type { EventRecord } from './records.js';
 
 /** An event line as the rollups count it. */
 export interface StoredEvent {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { parseInstant } from '../modules/shared/instant.js';
-import { formatTime } from '../modules/shared/time.js';
+import { parseInstant } from '../lib/instant.js';
+import { formatTime } from '../lib/time.js';
 import {
   WorkflowDeploymentStatusValues,
   WorkflowExecutionStatusValues,

@@ -1,9 +1,9 @@
-import type { RequestContext } from '../context.js';
 import { AppError, isDatabaseUnavailable } from '../errors.js';
 import type { DocumentCache } from '../graphql/document-cache.js';
 import { formatError } from '../graphql/format-error.js';
 import type { TimeLimit } from '../graphql/time-limit.js';
 import { variableErrors } from '../graphql/variables.js';
+import type { RequestContext } from '../modules/context.js';
 import { type GraphqlExecutor, GraphqlProblem } from './executor.js';
 
 export interface InProcessOptions {

@@ -1,4 +1,4 @@
-import { formatDuration } from '../modules/shared/duration.js';
+import { formatDuration } from '../lib/duration.js';
 
 /** Summaries' wording: times with their zone, durations and rates a person reads at a glance. */
 

@@ -1,5 +1,5 @@
 import type { Database } from '../db/database.js';
-import { fromUnits, toUnits } from '../ingest/decimal.js';
+import { fromUnits, toUnits } from '../lib/decimal.js';
 import {
   type ObjectiveTotalRow,
   readDataAsOf,

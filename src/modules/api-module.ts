@@ -1,4 +1,4 @@
-import type { Resolvers } from '../schema/resolver-types.generated.js';
+import type { Resolvers } from './resolver-types.generated.js';
 
 /**
  * One domain module of the public API: its part of the schema (SDL) and the resolvers of the
@@ -14,6 +14,3 @@ export interface ApiModule {
    */
   readonly extended?: boolean;
 }
-
-/** Which public schema a server serves (WFAPI_SCHEMA). */
-export type SchemaKind = 'hosted' | 'extended';

@@ -1,9 +1,10 @@
 /** Every module of the public API, one line each: the schema and its resolvers are built from this list. */
 
+import type { SchemaKind } from '../config.js';
 import { accountsModule } from './accounts/index.js';
 import { activityModule } from './activity/index.js';
 import { anomaliesModule } from './anomalies/index.js';
-import type { ApiModule, SchemaKind } from './api-module.js';
+import type { ApiModule } from './api-module.js';
 import { capabilitiesModule } from './capabilities/index.js';
 import { deploymentImpactModule } from './deployment-impact/index.js';
 import { deploymentsModule } from './deployments/index.js';

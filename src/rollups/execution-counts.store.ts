@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/database.js';
-import { fromUnits, toUnits } from '../ingest/decimal.js';
+import { fromUnits, toUnits } from '../lib/decimal.js';
 import { executionCounts } from './execution-counts.rollup.js';
 import { ALL_TIME } from './grains.js';
 import { isVisibleWorkflow } from './rollup.js';

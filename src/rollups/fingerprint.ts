@@ -1,4 +1,4 @@
-import { sha256 } from '../modules/shared/sha256.js';
+import { sha256 } from '../lib/sha256.js';
 
 /**
  * Error grouping: a message's variable parts (quoted strings, uuids, times, chain addresses, hex

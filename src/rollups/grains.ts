@@ -4,7 +4,7 @@
  * every rollup table stores its rows at each rung of the ladder it keeps (RollupSpec.grains), plus,
  * for some, the all-time total.
  */
-import { DAY, HOUR, MINUTE } from '../modules/shared/time.js';
+import { DAY, HOUR, MINUTE } from '../lib/time.js';
 
 export interface Grain {
   /** Bucket width in seconds: the `grain` column of every rollup table. */

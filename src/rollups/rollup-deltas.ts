@@ -1,4 +1,4 @@
-import { floorTo } from '../modules/shared/buckets.js';
+import { floorTo } from '../lib/buckets.js';
 import { ALL_TIME, ALL_TIME_START } from './grains.js';
 import type { Contributions, MeasureKind, Measures, Rollup } from './rollup.js';
 

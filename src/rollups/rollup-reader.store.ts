@@ -1,5 +1,5 @@
 import { genericPlan, type Queryable } from '../db/database.js';
-import { fromUnits, toUnits } from '../ingest/decimal.js';
+import { fromUnits, toUnits } from '../lib/decimal.js';
 import { BinCounts } from './bin-counts.js';
 import {
   type AnyRollup,

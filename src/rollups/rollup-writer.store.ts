@@ -1,7 +1,7 @@
 import type { CopyValue } from '../db/copy-text.js';
 import type { Transaction } from '../db/database.js';
 import { type OnConflict, onConflict, unnestUpsert } from '../db/unnest-insert.js';
-import { fromUnits } from '../ingest/decimal.js';
+import { fromUnits } from '../lib/decimal.js';
 import { type AnyRollup, EVERY_WORKFLOW, keyColumns, type Measures, rollupColumns } from './rollup.js';
 import type { DeltaRow, DeltaValue, RollupDeltas } from './rollup-deltas.js';
 

@@ -1,4 +1,4 @@
-import { ceilTo, floorTo } from '../modules/shared/buckets.js';
+import { ceilTo, floorTo } from '../lib/buckets.js';
 import type { Grain } from './grains.js';
 
 /** A window of start times in ms: `from` inclusive, `to` exclusive (null: open-ended). */

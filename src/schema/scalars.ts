@@ -1,5 +1,5 @@
 import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from 'graphql';
-import { formatTime, parseTime } from '../modules/shared/time.js';
+import { formatTime, parseTime } from '../lib/time.js';
 import type { WireScalars } from './schema-types.generated.js';
 
 /** Scalars as resolvers see them: Time is a Date; the rest travel as strings. */

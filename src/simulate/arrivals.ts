@@ -7,7 +7,7 @@
  * after the block that holds the log. No execution starts while the workflow is not running,
  * and only the arrivals the world's quota keeps start at all (see quota.ts).
  */
-import { DAY, HOUR } from '../modules/shared/time.js';
+import { DAY, HOUR } from '../lib/time.js';
 import { isRunning } from './deployments.js';
 import { mixKeys, randomFor } from './prng.js';
 import { keeps } from './quota.js';

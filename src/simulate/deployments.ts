@@ -7,7 +7,7 @@
  * workflow runs at an instant depends on that day's change and the previous day's only.
  */
 import type { DeploymentRecord, WorkflowRecord } from '../ingest/records.js';
-import { DAY, HOUR, MINUTE } from '../modules/shared/time.js';
+import { DAY, HOUR, MINUTE } from '../lib/time.js';
 import { randomFor } from './prng.js';
 import { DEPLOY_ERRORS } from './vocabulary.js';
 import { type SimWorkflow, STREAM, type World } from './world.js';

@@ -4,7 +4,7 @@
  * outage) makes a large share of the affected workflows' executions fail. Incidents are a
  * function of the UTC day alone, so any time window sees the same ones.
  */
-import { DAY, HOUR, MINUTE } from '../modules/shared/time.js';
+import { DAY, HOUR, MINUTE } from '../lib/time.js';
 import { INCIDENT_KINDS, type IncidentKind } from './failures.js';
 import { randomFor } from './prng.js';
 import type { Chain } from './vocabulary.js';

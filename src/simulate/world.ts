@@ -5,7 +5,7 @@
  * rates to a little more than the plan's executions; create-world.ts then fixes which arrivals
  * run (`quota`), so that exactly `executions` start in [start, start + days].
  */
-import { DAY, MINUTE } from '../modules/shared/time.js';
+import { DAY, MINUTE } from '../lib/time.js';
 import { FAILURES, type Failure } from './failures.js';
 import { hashText, type Random, randomFor } from './prng.js';
 import { TEMPLATES, type Template } from './templates.js';

@@ -4,8 +4,8 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { type GraphQLObjectType, printType } from 'graphql';
 import { renderAdminTypes, renderSchemaTypes } from '../../scripts/gen/render-types.js';
-import { buildAdminSchema } from '../../src/admin/admin.schema.js';
-import { buildPublicSchema } from '../../src/schema/schema.js';
+import { buildPublicSchema } from '../../src/graphql/schema.js';
+import { buildAdminSchema } from '../../src/operator/operator.schema.js';
 
 const source = (path: string) => readFileSync(new URL(`../../src/${path}`, import.meta.url), 'utf8');
 

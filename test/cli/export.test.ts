@@ -3,8 +3,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { INGEST_OBSERVERS } from '../../src/app.js';
 import { ingestBatch } from '../../src/ingest/ingest.store.js';
-import { HOUR } from '../../src/modules/shared/time.js';
+import { HOUR } from '../../src/lib/time.js';
 import { createWorld, MAX_EXECUTION_MS, recordsBetween } from '../../src/simulate/index.js';
 import { type Dataset, seedDataset } from '../harness/dataset.js';
 import { createTenant, execution, ingest, log, type Tenant, workflow } from '../harness/fixtures.js';
@@ -129,6 +130,7 @@ describe('wfapi export', () => {
       const result = await ingestBatch(
         ctx.db,
         known.map((record, i) => ({ line: i + 1, record })),
+        { observers: INGEST_OBSERVERS },
       );
       assert.deepEqual(result.rejected, []);
       after = cut;

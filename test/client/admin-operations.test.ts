@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { buildASTSchema, parse, validate } from 'graphql';
 import { renderAdminOperations } from '../../scripts/gen/render-operations.js';
 import { ADMIN_OPERATIONS } from '../../src/client/admin-operations.generated.js';
-import { adminSdlDocument } from '../../src/schema/sdl.js';
+import { adminSdlDocument } from '../../src/operator/operator.schema.js';
 
 describe('the admin operations', () => {
   const schema = buildASTSchema(adminSdlDocument());

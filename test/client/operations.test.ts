@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { buildASTSchema, parse, validate } from 'graphql';
 import { renderOperations } from '../../scripts/gen/render-operations.js';
 import { OPERATIONS } from '../../src/client/operations.generated.js';
-import { publicSdlDocument } from '../../src/schema/sdl.js';
+import { publicSdlDocument } from '../../src/graphql/sdl.js';
 
 describe('the SDK operations', () => {
   const schema = buildASTSchema(publicSdlDocument());

@@ -4,11 +4,11 @@ import { dirname, join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { type GraphQLInputObjectType, getNamedType, isInputObjectType, parse, validate } from 'graphql';
-import { buildAdminSchema } from '../../src/admin/admin.schema.js';
 import { createApiKey, createMember, createOrganization } from '../../src/admin/admin.service.js';
 import { buildProgram } from '../../src/cli/program.js';
+import { buildPublicSchema } from '../../src/graphql/schema.js';
 import { RECORD_TYPES } from '../../src/ingest/records.js';
-import { buildPublicSchema } from '../../src/schema/schema.js';
+import { buildAdminSchema } from '../../src/operator/operator.schema.js';
 import { seedDataset } from '../harness/dataset.js';
 import { useServer } from '../harness/suite.js';
 

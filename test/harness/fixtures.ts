@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createApiKey, createMember, createOrganization } from '../../src/admin/admin.service.js';
+import { INGEST_OBSERVERS } from '../../src/app.js';
 import type { Database } from '../../src/db/database.js';
 import { ingestBatch } from '../../src/ingest/ingest.store.js';
 import { parseRecord, type TimeBounds } from '../../src/ingest/records.js';
@@ -38,6 +39,7 @@ export async function ingest(db: Database, records: readonly Raw[]): Promise<voi
   const result = await ingestBatch(
     db,
     records.map((record, index) => ({ line: index + 1, record: parseRecord(record, STORABLE_TIMES) })),
+    { observers: INGEST_OBSERVERS },
   );
   if (result.rejected.length) throw new Error(`fixture rejected: ${JSON.stringify(result.rejected)}`);
 }

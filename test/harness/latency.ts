@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { startWorker } from '../../src/worker-thread.js';
+import { startWorker } from '../../src/lib/worker-thread.js';
 import { apikey, postGraphql } from '../http/http-client.js';
 
 /**

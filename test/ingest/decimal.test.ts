@@ -1,7 +1,7 @@
 // test: any-database (what it proves does not depend on the database kind: it runs once, in the first phase)
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { fromUnits, toUnits } from '../../src/ingest/decimal.js';
+import { fromUnits, toUnits } from '../../src/lib/decimal.js';
 
 describe('exact decimal sums of credits', () => {
   it('adds decimals without binary rounding', () => {

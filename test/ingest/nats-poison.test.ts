@@ -4,10 +4,12 @@
  * message that fails every time goes to the dead-letter subject after a few deliveries, with its
  * reason, while the other messages (its organization's and others') are stored.
  */
+
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jetstreamManager } from '@nats-io/jetstream';
+import { INGEST_OBSERVERS } from '../../src/app.js';
 import {
   DEAD_DELIVERIES_HEADER,
   DEAD_REASON_HEADER,
@@ -46,6 +48,7 @@ describe('poison messages on NATS', () => {
       batchMessages: 10,
       ackWaitMs: 30_000,
       batchSize: 5000,
+      observers: INGEST_OBSERVERS,
       maxDeliveries: 3,
       log: (line) => logged.push(line),
     });

@@ -3,6 +3,7 @@
  * `wfapi.ingest.<organizationId>` are stored by the worker through the POST /ingest path, rejected
  * lines are published with their line and reason, and nothing is stored twice.
  */
+
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { INGEST_OBSERVERS } from '../../src/app.js';
 import { publishNdjson } from '../../src/cli/commands/ingest/nats-publish.js';
 import type { Database } from '../../src/db/database.js';
 import { ingestSubject, rejectedSubject } from '../../src/ingest/nats-jetstream.js';
@@ -71,6 +73,7 @@ describe('ingestion through NATS JetStream', natsServer, () => {
     batchMessages: 4,
     ackWaitMs: 5000,
     batchSize: 5000,
+    observers: INGEST_OBSERVERS,
   });
 
   before(async () => {

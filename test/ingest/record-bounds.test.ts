@@ -3,8 +3,10 @@
  * than a day past the server's clock (year 9999 stopped partition maintenance), and error counts
  * beyond 32 bits (2^53-1 voided errorGroups and made a batch of two such executions fail whole).
  */
+
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { INGEST_OBSERVERS } from '../../src/app.js';
 import { ingestNdjson } from '../../src/ingest/ingest-stream.js';
 import { createTenant, event, execution, ingest, workflow } from '../harness/fixtures.js';
 import { useServer } from '../harness/suite.js';
@@ -80,7 +82,13 @@ describe('ingestion bounds on times and error counts', () => {
     const body = async function* () {
       yield new TextEncoder().encode(ndjson([wf]));
     };
-    const limits = { batchSize: 10, batchBytes: 2 ** 20, maxBodyBytes: 2 ** 20, maxRejections: 10 };
+    const limits = {
+      batchSize: 10,
+      batchBytes: 2 ** 20,
+      maxBodyBytes: 2 ** 20,
+      maxRejections: 10,
+      observers: INGEST_OBSERVERS,
+    };
     const now2026 = await ingestNdjson(ctx.db, body(), {
       ...limits,
       now: () => Date.parse('2026-06-01T00:00:00Z'),

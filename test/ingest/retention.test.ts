@@ -213,14 +213,18 @@ describe('retention', () => {
     assert.equal(lists.old.data, null);
     assert.equal(lists.oldLogs.data, null);
     // Its uuid still belongs to its organization.
-    const claimed = await ingestBatch(db, [
-      {
-        line: 1,
-        record: parseRecord(
-          execution(other.organizationId, '00000000-0000-4000-8000-00000000abcd', { uuid: old }),
-        ),
-      },
-    ]);
+    const claimed = await ingestBatch(
+      db,
+      [
+        {
+          line: 1,
+          record: parseRecord(
+            execution(other.organizationId, '00000000-0000-4000-8000-00000000abcd', { uuid: old }),
+          ),
+        },
+      ],
+      { observers: [] },
+    );
     assert.deepEqual(claimed.rejected, [{ line: 1, error: `uuid ${old} belongs to another organization` }]);
   });
 

@@ -1,7 +1,7 @@
 // test: any-database (what it proves does not depend on the database kind: it runs once, in the first phase)
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { formatTime, MAX_TIME, MIN_TIME, parseTime } from '../../src/modules/shared/time.js';
+import { formatTime, MAX_TIME, MIN_TIME, parseTime } from '../../src/lib/time.js';
 
 /**
  * The reference: RFC 3339's date-time as a pattern, its calendar checked, the instant read by

@@ -4,13 +4,13 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { isObjectType } from 'graphql';
 import { MAPPERS, renderResolverTypes } from '../../scripts/gen/render-resolver-types.js';
+import { buildPublicSchema } from '../../src/graphql/schema.js';
 import { modulesOf } from '../../src/modules/index.js';
-import { buildPublicSchema } from '../../src/schema/schema.js';
 
 describe('resolver types', () => {
   it('keeps the generated file up to date with the SDL and the mappers (run npm run gen)', () => {
     const onDisk = readFileSync(
-      new URL('../../src/schema/resolver-types.generated.ts', import.meta.url),
+      new URL('../../src/modules/resolver-types.generated.ts', import.meta.url),
       'utf8',
     );
     assert.equal(onDisk, renderResolverTypes());

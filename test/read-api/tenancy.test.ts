@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
+import { INGEST_OBSERVERS } from '../../src/app.js';
 import { ingestBatch } from '../../src/ingest/ingest.store.js';
 import { parseRecord } from '../../src/ingest/records.js';
 import { errorGroupOf } from '../../src/rollups/fingerprint.js';
@@ -313,6 +314,7 @@ describe('tenancy', () => {
     const result = await ingestBatch(
       ctx.db,
       lines.map((record, index) => ({ line: index + 1, record: parseRecord(record) })),
+      { observers: INGEST_OBSERVERS },
     );
     assert.equal(result.accepted, 0);
     assert.deepEqual(

@@ -1,4 +1,4 @@
-import { DAY } from '../../modules/shared/time.js';
+import { DAY } from '../../lib/time.js';
 import { formatDuration, formatInstant } from '../time-input.js';
 import type { Palette } from './colors.js';
 

@@ -1,5 +1,5 @@
 import type { Worker } from 'node:worker_threads';
-import { startWorker } from '../../worker-thread.js';
+import { startWorker } from '../../lib/worker-thread.js';
 import { connectionError } from '../db-errors.js';
 import {
   errorFrom,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { formatTime } from '../../modules/shared/time.js';
+import { formatTime } from '../../lib/time.js';
 import { clip } from '../answer-size.js';
 import { instantArgument, workflowArgument } from '../arguments.js';
 import { msText, percentText, plural, timeText } from '../text.js';

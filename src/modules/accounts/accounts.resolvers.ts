@@ -1,4 +1,4 @@
-import type { Resolvers } from '../../schema/resolver-types.generated.js';
+import type { Resolvers } from '../resolver-types.generated.js';
 import { toOrganization, toOrganizationAccount } from './account.mapper.js';
 import { findMember, findOrganization } from './accounts.store.js';
 

@@ -1,7 +1,7 @@
+import { normalizeUuid } from '../../lib/uuid.js';
 import { countWindows } from '../../rollups/execution-counts.store.js';
-import type { Resolvers } from '../../schema/resolver-types.generated.js';
+import type { Resolvers } from '../resolver-types.generated.js';
 import { activityBuckets, windowOf } from '../shared/time-window.js';
-import { normalizeUuid } from '../shared/uuid.js';
 import { findWorkflow } from '../workflows/workflows.store.js';
 
 export const activityResolvers: Resolvers = {

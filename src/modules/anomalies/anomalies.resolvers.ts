@@ -1,8 +1,8 @@
 import { badInput, notFound } from '../../errors.js';
-import type { Resolvers } from '../../schema/resolver-types.generated.js';
+import { normalizeUuid } from '../../lib/uuid.js';
 import type { AnomalyMetric } from '../../schema/schema-types.generated.js';
+import type { Resolvers } from '../resolver-types.generated.js';
 import { activityBuckets, windowOf } from '../shared/time-window.js';
-import { normalizeUuid } from '../shared/uuid.js';
 import { findWorkflow } from '../workflows/workflows.store.js';
 import { detectAnomalies } from './anomalies.service.js';
 import { workflowNames } from './anomalies.store.js';

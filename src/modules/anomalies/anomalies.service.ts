@@ -4,9 +4,9 @@
  * alert condition.
  */
 import type { Queryable } from '../../db/database.js';
+import type { Bucket } from '../../lib/buckets.js';
 import { BinCounts } from '../../rollups/bin-counts.js';
 import type { AnomalyMetric } from '../../schema/schema-types.generated.js';
-import type { Bucket } from '../shared/buckets.js';
 import { type BucketFigures, bucketFigures, firstExecutionStarts, WHOLE_SCOPE } from './anomalies.store.js';
 import {
   baselineStarts,

@@ -3,10 +3,11 @@
  * metric, its baseline (the same time of the week in the four weeks before, else the 8 buckets
  * just before), and its point against the band the baseline draws.
  */
+
+import { DAY } from '../../lib/time.js';
 import type { AnomalyMetric } from '../../schema/schema-types.generated.js';
 import { judge, robustBand } from '../../stats/robust-band.js';
 import { percentiles } from '../durations/percentiles.js';
-import { DAY } from '../shared/time.js';
 import type { BucketFigures } from './anomalies.store.js';
 
 export const WEEK = 7 * DAY;

@@ -1,7 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
-import { sha256 } from '../shared/sha256.js';
-import { dashedUuid } from '../shared/uuid.js';
+import { sha256 } from '../../lib/sha256.js';
+import { dashedUuid } from '../../lib/uuid.js';
 
 /**
  * API keys look like `wfk_<32 hex id><40 base62 secret><6 base62 checksum>` (82 characters):

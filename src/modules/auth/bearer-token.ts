@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { sha256 } from '../shared/sha256.js';
+import { sha256 } from '../../lib/sha256.js';
 
 const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
 

@@ -1,8 +1,8 @@
-import type { Resolvers } from '../../schema/resolver-types.generated.js';
+import { normalizeUuid } from '../../lib/uuid.js';
 import { percentiles } from '../durations/percentiles.js';
+import type { Resolvers } from '../resolver-types.generated.js';
 import { toPaging } from '../shared/paging.js';
 import { windowOf } from '../shared/time-window.js';
-import { normalizeUuid } from '../shared/uuid.js';
 import { type CapabilityCalls, capabilityCalls } from './capabilities.store.js';
 
 function toCapabilityStats(calls: CapabilityCalls) {

@@ -1,5 +1,6 @@
 import { notFound } from '../../errors.js';
-import type { Resolvers } from '../../schema/resolver-types.generated.js';
+import { MIN_TIME } from '../../lib/time.js';
+import { normalizeUuid } from '../../lib/uuid.js';
 import { subfieldNames } from '../../schema/selected-fields.js';
 import { toDeployment } from '../deployments/deployment.mapper.js';
 import {
@@ -10,9 +11,8 @@ import {
 } from '../deployments/deployments.store.js';
 import { groupPage } from '../error-groups/error-group-page.js';
 import type { GroupCount } from '../error-groups/error-groups.store.js';
+import type { Resolvers } from '../resolver-types.generated.js';
 import { toPaging } from '../shared/paging.js';
-import { MIN_TIME } from '../shared/time.js';
-import { normalizeUuid } from '../shared/uuid.js';
 import { findWorkflow } from '../workflows/workflows.store.js';
 import {
   groupsInWindows,

@@ -2,12 +2,13 @@
  * Deployment impact's rules (contract section 7, "Deployment impact") as plain functions of what
  * the store read: the two windows of a deployment, the figures of each side, and the verdict.
  */
+
+import { DAY } from '../../lib/time.js';
 import type { BinCounts } from '../../rollups/bin-counts.js';
 import type { DeploymentVerdict } from '../../schema/schema-types.generated.js';
 import { fisherExactTwoSided } from '../../stats/fisher-exact.js';
 import { mannWhitneyU } from '../../stats/mann-whitney.js';
 import { percentiles } from '../durations/percentiles.js';
-import { DAY } from '../shared/time.js';
 import type { SideFigures } from './deployment-impact.store.js';
 
 /** Each side lasts at most this long. */

@@ -1,10 +1,10 @@
 import { notFound } from '../../errors.js';
-import type { Resolvers } from '../../schema/resolver-types.generated.js';
+import { normalizeUuid } from '../../lib/uuid.js';
 import type { ApiScalars } from '../../schema/scalars.js';
 import type { WorkflowDeploymentsInput } from '../../schema/schema-types.generated.js';
+import type { Resolvers } from '../resolver-types.generated.js';
 import { listParent } from '../shared/list-parent.js';
 import { checkListBound, checkRange, likePattern, searchText } from '../shared/paging.js';
-import { normalizeUuid } from '../shared/uuid.js';
 import { toDeployment } from './deployment.mapper.js';
 import { createDeploymentLoaders } from './deployments.loaders.js';
 import {

@@ -1,9 +1,9 @@
+import { normalizeUuid } from '../../lib/uuid.js';
 import { BinCounts } from '../../rollups/bin-counts.js';
 import { displayHistogram } from '../../rollups/duration-bins.js';
-import type { Resolvers } from '../../schema/resolver-types.generated.js';
+import type { Resolvers } from '../resolver-types.generated.js';
 import { checkListBound } from '../shared/paging.js';
 import { windowOf } from '../shared/time-window.js';
-import { normalizeUuid } from '../shared/uuid.js';
 import { type DurationSummary, summarizeDurations } from './durations.store.js';
 import { percentiles } from './percentiles.js';
 

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/database.js';
-import { once } from '../shared/once.js';
+import { once } from '../../lib/once.js';
 import { activityBuckets, type InclusiveWindow } from '../shared/time-window.js';
 import type { PageDetails } from './error-group.mapper.js';
 import {

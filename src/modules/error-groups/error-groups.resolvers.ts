@@ -1,9 +1,9 @@
+import { normalizeUuid } from '../../lib/uuid.js';
 import { errorGroupOf } from '../../rollups/fingerprint.js';
-import type { Resolvers } from '../../schema/resolver-types.generated.js';
 import { subfieldNames } from '../../schema/selected-fields.js';
+import type { Resolvers } from '../resolver-types.generated.js';
 import { toPaging } from '../shared/paging.js';
 import { activityBuckets, windowOf } from '../shared/time-window.js';
-import { normalizeUuid } from '../shared/uuid.js';
 import { groupPage } from './error-group-page.js';
 import { type GroupFilter, rankGroups } from './error-groups.store.js';
 

@@ -1,13 +1,13 @@
-import type { RequestContext } from '../../context.js';
 import { retainedFrom } from '../../db/partitions.js';
+import { normalizeUuid } from '../../lib/uuid.js';
 import { countWindows } from '../../rollups/execution-counts.store.js';
-import type { Resolvers } from '../../schema/resolver-types.generated.js';
 import type { ApiScalars } from '../../schema/scalars.js';
 import type { WorkflowExecutionsInput } from '../../schema/schema-types.generated.js';
+import type { RequestContext } from '../context.js';
+import type { Resolvers } from '../resolver-types.generated.js';
 import { LINE_OVERHEAD_BYTES, megabytes } from '../shared/answer-budget.js';
 import { listParent } from '../shared/list-parent.js';
 import { checkListBound, checkRange, likePattern, type Paging, searchText } from '../shared/paging.js';
-import { normalizeUuid } from '../shared/uuid.js';
 import { SEEK_MIN_OFFSET, seekStartedAt } from './deep-page.js';
 import { toEvent, toExecution, toLog } from './execution.mapper.js';
 import {

@@ -1,8 +1,8 @@
 import { badInput } from '../../errors.js';
-import type { Resolvers } from '../../schema/resolver-types.generated.js';
+import { normalizeUuid } from '../../lib/uuid.js';
 import { toLog } from '../executions/execution.mapper.js';
+import type { Resolvers } from '../resolver-types.generated.js';
 import { LINE_OVERHEAD_BYTES, megabytes } from '../shared/answer-budget.js';
-import { normalizeUuid } from '../shared/uuid.js';
 import { decodeCursor, encodeCursor } from './log-page-cursor.js';
 import { type LineSize, lineSizesAfter, linesAfter } from './log-pages.store.js';
 

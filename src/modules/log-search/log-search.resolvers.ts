@@ -1,11 +1,11 @@
 import { badInput } from '../../errors.js';
-import type { Resolvers } from '../../schema/resolver-types.generated.js';
+import { once } from '../../lib/once.js';
+import { normalizeUuid } from '../../lib/uuid.js';
 import { subfieldNames } from '../../schema/selected-fields.js';
+import type { Resolvers } from '../resolver-types.generated.js';
 import { LINE_OVERHEAD_BYTES, megabytes } from '../shared/answer-budget.js';
-import { once } from '../shared/once.js';
 import { checkTextBound, likePattern, toPaging } from '../shared/paging.js';
 import { windowOf } from '../shared/time-window.js';
-import { normalizeUuid } from '../shared/uuid.js';
 import { countLogMatches, type LogSearch, searchLogs, searchLogsCounted } from './log-search.store.js';
 
 /** Matches counted exactly up to this many; pages end there too. */

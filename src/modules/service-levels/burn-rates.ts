@@ -4,7 +4,7 @@
  * Google SRE workbook (chapter 5, "Alerting on SLOs"). The alert condition SLO_BURN and the
  * Prometheus rules of `wfapi slo rules` use the same windows and factors.
  */
-import { DAY, HOUR, MINUTE } from '../shared/time.js';
+import { DAY, HOUR, MINUTE } from '../../lib/time.js';
 
 /** The burn-rate windows, in the order answered, each ending now. */
 export const BURN_WINDOWS = [

@@ -1,5 +1,5 @@
-import type { Resolvers } from '../../schema/resolver-types.generated.js';
-import { normalizeUuid } from '../shared/uuid.js';
+import { normalizeUuid } from '../../lib/uuid.js';
+import type { Resolvers } from '../resolver-types.generated.js';
 import { figuresOf } from './burn-rates.js';
 import { listObjectives } from './objectives.store.js';
 import { toServiceLevel } from './service-level.mapper.js';

@@ -9,13 +9,13 @@
  */
 import type { Queryable } from '../../db/database.js';
 import type { ServiceLevelObjectiveRow } from '../../db/tables.js';
+import { DAY } from '../../lib/time.js';
 import { binOf } from '../../rollups/duration-bins.js';
 import { durations, EXECUTION_LEVEL } from '../../rollups/durations.rollup.js';
 import { executionCounts } from '../../rollups/execution-counts.rollup.js';
 import type { Grain } from '../../rollups/grains.js';
 import { type RollupWindow, readWindows } from '../../rollups/rollup-reader.store.js';
 import { splitWindow } from '../../rollups/windows.js';
-import { DAY } from '../shared/time.js';
 import { BURN_WINDOWS, type Counts } from './burn-rates.js';
 
 /** Finished, as section 7 means it. */

@@ -1,6 +1,6 @@
 import { badInput } from '../../errors.js';
-import { activityBucketWidth, type Bucket, bucketsCovering, floorTo } from './buckets.js';
-import { DAY, formatTime, MAX_TIME, MIN_TIME } from './time.js';
+import { activityBucketWidth, type Bucket, bucketsCovering, floorTo } from '../../lib/buckets.js';
+import { DAY, formatTime, MAX_TIME, MIN_TIME } from '../../lib/time.js';
 
 /** A window of start times in ms, both ends inclusive. */
 export interface InclusiveWindow {

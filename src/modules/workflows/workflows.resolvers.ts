@@ -1,12 +1,12 @@
-import type { RequestContext } from '../../context.js';
 import { notFound } from '../../errors.js';
+import { normalizeUuid } from '../../lib/uuid.js';
 import type { WindowCounts } from '../../rollups/execution-counts.store.js';
-import type { Resolvers } from '../../schema/resolver-types.generated.js';
 import type { ApiScalars } from '../../schema/scalars.js';
 import type { WorkflowsInput } from '../../schema/schema-types.generated.js';
+import type { RequestContext } from '../context.js';
+import type { Resolvers } from '../resolver-types.generated.js';
 import { listParent } from '../shared/list-parent.js';
 import { checkListBound, likePattern, searchText } from '../shared/paging.js';
-import { normalizeUuid } from '../shared/uuid.js';
 import { toWorkflow, type WorkflowParent } from './workflow.mapper.js';
 import { createWorkflowLoaders } from './workflows.loaders.js';
 import { countWorkflows, findWorkflow, listWorkflows, type WorkflowFilter } from './workflows.store.js';

@@ -1,8 +1,8 @@
 import { MessageChannel } from 'node:worker_threads';
 import type { EmbeddedDatabase } from '../../../db/embedded/embedded-database.js';
 import { serveDatabase } from '../../../db/embedded/port-database.js';
+import { startWorker } from '../../../lib/worker-thread.js';
 import type { SimulationPlan } from '../../../simulate/index.js';
-import { startWorker } from '../../../worker-thread.js';
 import type { Interval } from './coverage.js';
 import type { LoadJob, LoadProgress } from './load-worker.js';
 

@@ -1,7 +1,8 @@
+import { INGEST_OBSERVERS } from '../../../app.js';
 import type { Database } from '../../../db/database.js';
 import { ingestBatch, type NumberedRecord } from '../../../ingest/ingest.store.js';
 import type { IngestRecord } from '../../../ingest/records.js';
-import { DAY } from '../../../modules/shared/time.js';
+import { DAY } from '../../../lib/time.js';
 import {
   deploymentTimeline,
   emptyCounts,
@@ -36,7 +37,7 @@ export async function storeRecords(
 ): Promise<boolean> {
   let batch: NumberedRecord[] = [];
   const flush = async () => {
-    const result = await ingestBatch(db, batch);
+    const result = await ingestBatch(db, batch, { observers: INGEST_OBSERVERS });
     if (result.rejected.length > 0) {
       throw new Error(
         `the demo data was rejected: line ${result.rejected[0]!.line}: ${result.rejected[0]!.error}`,

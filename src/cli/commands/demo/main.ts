@@ -4,7 +4,7 @@ import type { Database } from '../../../db/database.js';
 import { type EmbeddedDatabase, openEmbedded } from '../../../db/embedded/embedded-database.js';
 import { migrated } from '../../../db/open.js';
 import { recountRollups } from '../../../ingest/recount.js';
-import { DAY, HOUR } from '../../../modules/shared/time.js';
+import { DAY, HOUR } from '../../../lib/time.js';
 import {
   createWorld,
   type Detail,

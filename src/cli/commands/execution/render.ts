@@ -1,10 +1,10 @@
+import { groupLogs } from '../../../present/log-groups.js';
 import { type Palette, type Style, statusStyle } from '../../render/colors.js';
 import { renderGantt } from '../../render/gantt.js';
 import { shortNodeNames } from '../../render/node-names.js';
 import { renderFields } from '../../render/table.js';
 import { wrapAfter } from '../../render/width.js';
 import { elapsed, formatDuration, formatInstant } from '../../time-input.js';
-import { groupLogs } from './log-groups.js';
 import type { ExecutionReport } from './main.js';
 
 const NODE_STYLES: readonly Style[] = ['cyan', 'magenta', 'blue', 'yellow', 'green'];

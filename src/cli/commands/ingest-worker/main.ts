@@ -1,3 +1,4 @@
+import { INGEST_OBSERVERS } from '../../../app.js';
 import { type Config, loadConfig } from '../../../config.js';
 import type { Database } from '../../../db/database.js';
 import { openDatabase } from '../../../db/open.js';
@@ -50,6 +51,7 @@ export async function ingestWorkerMain(
         ackWaitMs: config.nats.ackWaitMs,
         maxDeliveries: config.nats.maxDeliveries,
         batchSize: config.limits.ingestBatchSize,
+        observers: INGEST_OBSERVERS,
         log,
       });
     } catch (error) {

@@ -1,5 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { formatTime, parseTime } from '../../../modules/shared/time.js';
+import { formatTime, parseTime } from '../../../lib/time.js';
 import { type AdminFlags, adminSubcommand, connectionOf, printResult } from '../../admin-command.js';
 import {
   createApiKey,

@@ -1,8 +1,8 @@
 import type { Writable } from 'node:stream';
 import type { IngestTarget } from '../../../client/ingest-client.js';
 import type { IngestRecord } from '../../../ingest/records.js';
-import { DAY, parseTime } from '../../../modules/shared/time.js';
-import { normalizeUuid } from '../../../modules/shared/uuid.js';
+import { DAY, parseTime } from '../../../lib/time.js';
+import { normalizeUuid } from '../../../lib/uuid.js';
 import {
   createWorld,
   DETAILS,

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { groupLogs } from '../../../cli/commands/execution/log-groups.js';
+import { groupLogs } from '../../../present/log-groups.js';
 import type { Client } from '../api.js';
 import { CopyButton, ErrorNote, Link, Section, Status, Time, toneOf } from '../parts/basics.js';
 import { SearchBox } from '../parts/search-box.js';

@@ -1,4 +1,4 @@
-import { sha256 } from '../../../../modules/shared/sha256.js';
+import { sha256 } from '../../../../lib/sha256.js';
 
 /**
  * Trace and span ids of an export, derived from the data alone so that exporting the same

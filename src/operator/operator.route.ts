@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AdminContext } from '../admin/admin-context.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import { DocumentCache } from '../graphql/document-cache.js';
 import { executeGraphqlRequest, type GraphqlOutcome } from '../graphql/execute-request.js';
 import { operatorGuard } from '../modules/auth/operator-token.js';
 import type { RateLimiter } from '../modules/auth/rate-limit.js';
-import { buildAdminSchema } from './admin.schema.js';
-import type { AdminContext } from './admin-context.js';
+import { buildAdminSchema } from './operator.schema.js';
 
 export interface AdminRouteDeps {
   readonly config: Config;

@@ -1,11 +1,17 @@
-import type { ExecutionReport } from './main.js';
+/*
+ * Presentation shared by the command line and the console: how an execution's log reads.
+ */
 
-type Log = ExecutionReport['logs'][number];
+/** What grouping needs of a log line: who logged it and what. */
+interface Log {
+  readonly message: string;
+  readonly nodeID: string;
+}
 
 /** One line to show: a log line, or the same message logged by several nodes, shown once. */
-export interface LogGroup {
+export interface LogGroup<L extends Log = Log> {
   /** The first of the lines, which gives the time. */
-  readonly first: Log;
+  readonly first: L;
   /** The nodes that logged it, in the order they did. */
   readonly nodes: readonly string[];
 }
@@ -15,9 +21,9 @@ export interface LogGroup {
  * logs what it does) becomes one group at the time of its first line. A node that logs the message
  * again starts a new group, so repeats of one node stay visible. `allNodes` keeps every line apart.
  */
-export function groupLogs(logs: readonly Log[], allNodes: boolean): LogGroup[] {
-  const groups: Array<{ first: Log; nodes: string[] }> = [];
-  const open = new Map<string, { first: Log; nodes: string[] }>();
+export function groupLogs<L extends Log>(logs: readonly L[], allNodes: boolean): LogGroup<L>[] {
+  const groups: Array<{ first: L; nodes: string[] }> = [];
+  const open = new Map<string, { first: L; nodes: string[] }>();
   for (const line of logs) {
     const group = allNodes ? undefined : open.get(line.message);
     if (group && !group.nodes.includes(line.nodeID)) {

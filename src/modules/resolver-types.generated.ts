@@ -2,14 +2,14 @@
 /* eslint-disable */
 
 import type { GraphQLResolveInfo } from 'graphql';
-import type { RequestContext } from '../context.js';
-import type { DeploymentParent, DeploymentsOutputParent } from '../modules/deployments/deployment.mapper.js';
-import type { ErrorGroupParent } from '../modules/error-groups/error-group.mapper.js';
-import type { ExecutionsOutputParent } from '../modules/executions/execution.mapper.js';
-import type { SearchParent } from '../modules/log-search/log-search.mapper.js';
-import type { WorkflowParent, WorkflowsOutputParent } from '../modules/workflows/workflow.mapper.js';
-import type { ApiScalars } from './scalars.js';
-import type { AnomaliesInput, AnomalyDirection, AnomalyMetric, CapabilityStatsInput, DeploymentImpactInput, DeploymentVerdict, DurationStatsInput, EntityActiveStatus, ErrorGroupsInput, MemberStatus, MemberType, OrganizationRestrictionStatus, SearchExecutionLogsInput, ServiceLevelIndicator, ServiceLevelStatus, ServiceLevelsInput, WorkflowActivityInput, WorkflowDeploymentInput, WorkflowDeploymentStatus, WorkflowDeploymentsInput, WorkflowExecutionClassifiedStatus, WorkflowExecutionEventsInput, WorkflowExecutionInput, WorkflowExecutionLogPageInput, WorkflowExecutionLogsInput, WorkflowExecutionStatus, WorkflowExecutionsInput, WorkflowInput, WorkflowsInput } from './schema-types.generated.js';
+import type { RequestContext } from './context.js';
+import type { DeploymentParent, DeploymentsOutputParent } from './deployments/deployment.mapper.js';
+import type { ErrorGroupParent } from './error-groups/error-group.mapper.js';
+import type { ExecutionsOutputParent } from './executions/execution.mapper.js';
+import type { SearchParent } from './log-search/log-search.mapper.js';
+import type { WorkflowParent, WorkflowsOutputParent } from './workflows/workflow.mapper.js';
+import type { ApiScalars } from '../schema/scalars.js';
+import type { AnomaliesInput, AnomalyDirection, AnomalyMetric, CapabilityStatsInput, DeploymentImpactInput, DeploymentVerdict, DurationStatsInput, EntityActiveStatus, ErrorGroupsInput, MemberStatus, MemberType, OrganizationRestrictionStatus, SearchExecutionLogsInput, ServiceLevelIndicator, ServiceLevelStatus, ServiceLevelsInput, WorkflowActivityInput, WorkflowDeploymentInput, WorkflowDeploymentStatus, WorkflowDeploymentsInput, WorkflowExecutionClassifiedStatus, WorkflowExecutionEventsInput, WorkflowExecutionInput, WorkflowExecutionLogPageInput, WorkflowExecutionLogsInput, WorkflowExecutionStatus, WorkflowExecutionsInput, WorkflowInput, WorkflowsInput } from '../schema/schema-types.generated.js';
 
 type Awaitable<T> = T | Promise<T>;
 

@@ -6,9 +6,9 @@ import {
   isObjectType,
   isScalarType,
 } from 'graphql';
-import type { SchemaKind } from '../modules/api-module.js';
+import type { SchemaKind } from '../config.js';
 import { modulesOf } from '../modules/index.js';
-import { scalars } from './scalars.js';
+import { scalars } from '../schema/scalars.js';
 import { publicSdlDocument } from './sdl.js';
 
 /**

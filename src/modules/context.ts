@@ -1,6 +1,6 @@
-import type { Database, Queryable } from './db/database.js';
-import type { Principal } from './modules/auth/authenticate.js';
-import { AnswerBudget } from './modules/shared/answer-budget.js';
+import type { Database, Queryable } from '../db/database.js';
+import type { Principal } from './auth/authenticate.js';
+import { AnswerBudget } from './shared/answer-budget.js';
 
 /** A module's batched loaders, made for one request and scoped to its organization. */
 export type LoaderFactory<T> = (db: Queryable, organizationId: string) => T;
