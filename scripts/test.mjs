@@ -2,7 +2,7 @@
 // Runs the whole suite on the embedded database, then on PostgreSQL when TEST_DATABASE_URL is set.
 // Usage: npm test [-- [--db=pglite|postgres] test/some.test.ts ...]
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -172,6 +172,13 @@ for (const target of targets) {
     if (result.code !== 0 || result.fail > 0 || result.pass === 0) failed = true;
   }
   if (location) template('drop', target, location);
+}
+// WFAPI_TEST_TIMES=<file>: every file's seconds (all databases) as JSON, to find where the suite's time goes.
+if (process.env.WFAPI_TEST_TIMES) {
+  const times = Object.fromEntries(
+    [...fileSeconds].map(([file, s]) => [relative(process.cwd(), file), +s.toFixed(1)]),
+  );
+  writeFileSync(process.env.WFAPI_TEST_TIMES, `${JSON.stringify(times, null, 1)}\n`);
 }
 const slowest = [...fileSeconds].sort((a, b) => b[1] - a[1]).slice(0, 12);
 console.log('\n# slowest files (seconds, all databases):');
