@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { sha256 } from '../lib/sha256.js';
 
 /**
@@ -37,8 +38,8 @@ export interface ErrorGroupOf {
   readonly pattern: string;
 }
 
-const cache = new Map<string, ErrorGroupOf>();
-const CACHE_LIMIT = 10_000;
+/** The groups of recent messages (the same messages recur across a batch and across batches). */
+const cache = new LRUCache<string, ErrorGroupOf>({ max: 10_000 });
 
 /** The group of a message (cached: the same messages recur across a batch). */
 export function errorGroupOf(message: string): ErrorGroupOf {
@@ -46,7 +47,6 @@ export function errorGroupOf(message: string): ErrorGroupOf {
   if (group === undefined) {
     const pattern = errorPattern(message);
     group = { fingerprint: fingerprintOf(pattern), pattern };
-    if (cache.size >= CACHE_LIMIT) cache.clear();
     cache.set(message, group);
   }
   return group;

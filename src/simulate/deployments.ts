@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 /**
  * Deployment histories. A workflow is registered and deployed at `registeredAt`; from the
  * plan's start on, each UTC day may bring one change during working hours: a redeploy, a pause
@@ -38,20 +39,20 @@ export interface TimedRecords {
   readonly records: readonly (WorkflowRecord | DeploymentRecord)[];
 }
 
-const cache = new WeakMap<SimWorkflow, Map<number, DeploymentChange | null>>();
+/** Each workflow's change of the days drawn last (a replay walks days in order). */
+const cache = new WeakMap<SimWorkflow, LRUCache<number, { readonly change: DeploymentChange | undefined }>>();
 
 /** The change of a workflow on a UTC day (days since the epoch), if any. Memoised per workflow. */
 export function changeOnDay(world: World, workflow: SimWorkflow, day: number): DeploymentChange | undefined {
   let days = cache.get(workflow);
   if (!days) {
-    days = new Map();
+    days = new LRUCache({ max: 64 });
     cache.set(workflow, days);
   }
   const known = days.get(day);
-  if (known !== undefined) return known ?? undefined;
-  if (days.size > 64) days.clear();
+  if (known) return known.change;
   const change = drawChange(world, workflow, day);
-  days.set(day, change ?? null);
+  days.set(day, { change });
   return change;
 }
 

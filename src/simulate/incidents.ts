@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 /**
  * Platform incidents: on about four days in ten, one or two periods of 15 minutes to 2 hours in
  * which one system failure (an RPC outage or gas spike on one chain, degraded consensus, a node
@@ -22,17 +23,17 @@ export interface Incident {
 
 /** Incidents last at most this long, so an instant is touched by its own day's and the previous day's. */
 const MAX_DURATION = 2 * HOUR;
-const cache = new WeakMap<World, Map<number, readonly Incident[]>>();
+/** Each world's incidents of the days drawn last (a replay walks days in order). */
+const cache = new WeakMap<World, LRUCache<number, readonly Incident[]>>();
 
 export function incidentsOnDay(world: World, day: number): readonly Incident[] {
   let days = cache.get(world);
   if (!days) {
-    days = new Map();
+    days = new LRUCache({ max: 64 });
     cache.set(world, days);
   }
   const known = days.get(day);
   if (known) return known;
-  if (days.size > 64) days.clear();
   const r = randomFor(world.seed, STREAM.incidents, day);
   const count = r.weighted([
     [0, 6],

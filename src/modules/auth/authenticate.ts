@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { AppError, unauthenticated } from '../../errors.js';
 import { type ParsedApiKey, parseApiKey, secretMatches } from './api-key.js';
 import type { KeyCredentialRow } from './api-keys.store.js';
@@ -25,11 +26,11 @@ const ADMITTED_MAX = 1_000;
  * parse, checksum or hash again (4-5% of a cheap read), since checking the same secret against
  * the same hash gives the same answer. A row read anew (the credential cache's interval passed,
  * or it was cleared by a change) is a different object, so the secret is checked against it
- * again. Only matches are kept, and at most ADMITTED_MAX of them (the oldest is dropped), so
+ * again. Only matches are kept, and at most ADMITTED_MAX of them (the least recently used goes), so
  * made-up keys cannot grow it. Revocation, expiry and the member's access are checked on every
  * request either way, below.
  */
-const admitted = new Map<string, AdmittedHeader>();
+const admitted = new LRUCache<string, AdmittedHeader>({ max: ADMITTED_MAX });
 
 interface AdmittedHeader {
   /** The header's key, parsed (the same header always parses the same). */
@@ -41,8 +42,6 @@ interface AdmittedHeader {
 /** The credentials of `key` when its secret matches them (remembered for `header`). */
 function matched(header: string, key: ParsedApiKey, row: KeyCredentialRow | undefined) {
   if (!row || !secretMatches(key.secret, row.secret_hash)) return undefined;
-  admitted.delete(header);
-  if (admitted.size >= ADMITTED_MAX) admitted.delete(admitted.keys().next().value as string);
   admitted.set(header, { key, row });
   return row;
 }

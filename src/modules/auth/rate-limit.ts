@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
 import type { RateLimitConfig } from '../../config.js';
 
 export interface RateDecision {
@@ -35,15 +36,15 @@ function decide(tokens: number, allowed: boolean, limit: RateLimitConfig): RateD
  * grow the map without bound nor make each request scan it.
  */
 export class MemoryRateLimiter implements RateLimiter {
-  private readonly buckets = new Map<string, { tokens: number; at: number }>();
-  /** The key taken last: its bucket is already the most recently used, so it is updated in place. */
-  private last: string | undefined;
+  private readonly buckets: LRUCache<string, { tokens: number; at: number }>;
 
   /** `clock`: wall-clock milliseconds the buckets refill by (a test moves its own). */
   constructor(
-    private readonly maxBuckets = 100_000,
+    maxBuckets = 100_000,
     private readonly clock: () => number = Date.now,
-  ) {}
+  ) {
+    this.buckets = new LRUCache({ max: maxBuckets });
+  }
 
   async take(key: string, limit: RateLimitConfig, now = this.clock()): Promise<RateDecision> {
     return this.takeAtOnce(key, limit, now);
@@ -55,19 +56,11 @@ export class MemoryRateLimiter implements RateLimiter {
     if (bucket) tokens = Math.min(limit.burst, bucket.tokens + ((now - bucket.at) / 1000) * limit.perSecond);
     const allowed = tokens >= 1;
     if (allowed) tokens -= 1;
-    if (bucket && key === this.last) {
+    // get() made the bucket the most recently used: it is updated in place.
+    if (bucket) {
       bucket.tokens = tokens;
       bucket.at = now;
-      return decide(tokens, allowed, limit);
-    }
-    this.last = key;
-    // Deleting before setting moves the key to the end: Map order is then least recently used first.
-    this.buckets.delete(key);
-    this.buckets.set(key, { tokens, at: now });
-    if (this.buckets.size > this.maxBuckets) {
-      const oldest = this.buckets.keys().next().value;
-      if (oldest !== undefined) this.buckets.delete(oldest);
-    }
+    } else this.buckets.set(key, { tokens, at: now });
     return decide(tokens, allowed, limit);
   }
 
