@@ -3,7 +3,7 @@
 // Usage: npm test [-- [--db=pglite|postgres] test/some.test.ts ...]
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -31,10 +31,15 @@ const marked = (file, mark) =>
 const isAlone = (file) => marked(file, 'alone');
 /** Files whose proof does not depend on the database kind (`// test: any-database`) run in the first phase only. */
 const anyDatabase = (file) => marked(file, 'any-database');
+/**
+ * Files run side by side, one per core (at least two: most files wait on a database or a server
+ * more than they compute). WFAPI_TEST_CONCURRENCY overrides it.
+ */
+const CONCURRENCY = Number(process.env.WFAPI_TEST_CONCURRENCY) || Math.max(2, availableParallelism());
 /** The groups of one database's phase; `first` is whether it is the run's first phase. */
 const groupsFor = (first) =>
   [
-    { files: files.filter((file) => !isAlone(file) && (first || !anyDatabase(file))), concurrency: 2 },
+    { files: files.filter((file) => !isAlone(file) && (first || !anyDatabase(file))), concurrency: CONCURRENCY },
     { files: files.filter(isAlone), concurrency: 1 },
   ].filter((group) => group.files.length > 0);
 /** The longest one file may run (the slowest take about a minute on a loaded machine). */
