@@ -54,7 +54,8 @@ export interface AppOptions {
   readonly rateLimiter?: RateLimiter;
   /**
    * Wall-clock milliseconds for API key expiry, the credential cache's interval, the "now" that
-   * service levels end their windows at and the alert timer's evaluations (default `Date.now`):
+   * service levels end their windows at, the alert timer's evaluations and, when ahead of the
+   * database's clock, the alert outbox's due times, leases and retries (default `Date.now`):
    * a test moves its own, so that what it shows does not depend on a busy machine.
    */
   readonly now?: () => number;
@@ -284,7 +285,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
   registerConsoleRoutes(server);
   // Off the request path: deliveries are sent and timer rules evaluated on their own schedule.
-  const alerts = startAlerts(db, config, server.log, options.now ?? Date.now);
+  const alerts = startAlerts(db, config, server.log, options.now);
 
   let closing: Promise<void> | undefined;
   return {

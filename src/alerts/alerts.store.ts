@@ -241,15 +241,23 @@ export async function requeueDelivery(db: Queryable, id: string): Promise<Webhoo
 /**
  * Claims up to `limit` due deliveries for one attempt: their next attempt moves `leaseMs` ahead,
  * so another worker (or this one, after a crash) takes them again only once the lease has run out.
+ * Due and leased by the database's clock, or by `at` when later: a worker given a clock of its own
+ * (a test's) moves the outbox's time on, never back, so what the database deems due is due.
  */
-export function claimDue(db: Queryable, limit: number, leaseMs: number): Promise<WebhookDeliveryRow[]> {
+export function claimDue(
+  db: Queryable,
+  limit: number,
+  leaseMs: number,
+  at: Date | null = null,
+): Promise<WebhookDeliveryRow[]> {
   return db.query<WebhookDeliveryRow>(
-    `update webhook_deliveries set next_attempt_at = now() + make_interval(secs => $2 / 1000.0)
+    `update webhook_deliveries set next_attempt_at = greatest(now(), $3::timestamptz) + make_interval(secs => $2 / 1000.0)
      where id in (
-       select id from webhook_deliveries where status = 'PENDING' and next_attempt_at <= now()
+       select id from webhook_deliveries
+       where status = 'PENDING' and next_attempt_at <= greatest(now(), $3::timestamptz)
        order by next_attempt_at limit $1 for update skip locked)
      returning ${DELIVERY_COLUMNS}`,
-    [limit, leaseMs],
+    [limit, leaseMs, at],
   );
 }
 
@@ -263,18 +271,21 @@ export interface AttemptOutcome {
 
 /**
  * Records attempts' outcomes, one statement for all of them (the delivery worker writes the
- * outcomes that finished while its previous write was in flight together).
+ * outcomes that finished while its previous write was in flight together). Timed by the
+ * database's clock, or by `at` when later (see claimDue).
  */
 export async function recordAttempts(
   db: Queryable,
   attempts: ReadonlyArray<{ readonly id: string; readonly outcome: AttemptOutcome }>,
+  at: Date | null = null,
 ): Promise<void> {
   if (attempts.length === 0) return;
   await db.query(
-    `update webhook_deliveries d set status = o.status, attempts = d.attempts + 1, last_attempt_at = now(),
+    `update webhook_deliveries d set status = o.status, attempts = d.attempts + 1,
+       last_attempt_at = greatest(now(), $6::timestamptz),
        response_status = o.response_status, last_error = o.error,
-       delivered_at = case when o.status = 'DELIVERED' then now() else d.delivered_at end,
-       next_attempt_at = now() + make_interval(secs => o.retry_ms / 1000.0)
+       delivered_at = case when o.status = 'DELIVERED' then greatest(now(), $6::timestamptz) else d.delivered_at end,
+       next_attempt_at = greatest(now(), $6::timestamptz) + make_interval(secs => o.retry_ms / 1000.0)
      from unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::float8[])
        as o(id, status, response_status, error, retry_ms)
      where d.id = o.id`,
@@ -284,6 +295,7 @@ export async function recordAttempts(
       attempts.map((a) => a.outcome.responseStatus),
       attempts.map((a) => a.outcome.error),
       attempts.map((a) => a.outcome.retryInMs),
+      at,
     ],
   );
 }

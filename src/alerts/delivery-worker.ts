@@ -54,11 +54,22 @@ export class DeliveryWorker {
   private pollAgain = false;
   private stopped = false;
 
+  /**
+   * `now`: wall-clock milliseconds that move the outbox's time (when a delivery is due, its lease,
+   * its retries and its horizon) on past the database's clock, for a test that moves its own; a
+   * clock behind the database's changes nothing.
+   */
   constructor(
     private readonly db: Database,
     private readonly config: Config,
     private readonly log: WorkerLog,
+    private readonly now?: () => number,
   ) {}
+
+  /** The test's instant for the outbox's statements (they take the later of it and theirs). */
+  private at(): Date | null {
+    return this.now ? new Date(this.now()) : null;
+  }
 
   start(): void {
     onDeliveriesDue(this.db, () => void this.poll());
@@ -91,7 +102,7 @@ export class DeliveryWorker {
         if (free <= 0) break;
         // Past the attempt's time limit, with room for recording it: a row claimed by a process that died is due again then.
         const leaseMs = this.config.alerts.timeoutMs + 5_000;
-        const claimed = await claimDue(this.db, free, leaseMs);
+        const claimed = await claimDue(this.db, free, leaseMs, this.at());
         // One read of the claim's rules, not one per delivery.
         const rules = await findRules(
           this.db,
@@ -136,7 +147,7 @@ export class DeliveryWorker {
     while (this.unrecorded.length > 0) {
       const batch = this.unrecorded.splice(0);
       try {
-        await recordAttempts(this.db, batch);
+        await recordAttempts(this.db, batch, this.at());
         for (const attempt of batch) attempt.resolve();
       } catch (error) {
         for (const attempt of batch) attempt.reject(error);
@@ -213,7 +224,7 @@ export class DeliveryWorker {
         retryInMs: 0,
       };
     const giveUpMs = this.config.alerts.giveUpMs;
-    const left = retriesEndAt(delivery, giveUpMs) - Date.now();
+    const left = retriesEndAt(delivery, giveUpMs) - Math.max(Date.now(), this.now?.() ?? 0);
     if (left <= 0)
       return {
         status: 'FAILED',

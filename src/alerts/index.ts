@@ -14,15 +14,19 @@ export interface RunningAlerts {
   stop(): Promise<void>;
 }
 
-/** Starts the delivery worker and the rule timer (unless WFAPI_ALERTS_WORKER=false). */
+/**
+ * Starts the delivery worker and the rule timer (unless WFAPI_ALERTS_WORKER=false). `now`, when
+ * given, times the timer's evaluations and moves the outbox's due times, leases and retries on
+ * past the database's clock (see DeliveryWorker).
+ */
 export function startAlerts(
   db: Database,
   config: Config,
   log: WorkerLog,
-  now: () => number = Date.now,
+  now?: () => number,
 ): RunningAlerts | undefined {
   if (!config.alerts.worker) return undefined;
-  const worker = new DeliveryWorker(db, config, log);
+  const worker = new DeliveryWorker(db, config, log, now);
   const timer = new RuleTimer(db, config.alerts, log, () => void worker.poll(), now);
   worker.start();
   timer.start();

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { ADMIN_TOKEN, adminGql } from '../admin/admin-request.js';
 import { type Alertmanager, startAlertmanager } from '../harness/alertmanager.js';
 import { requireEngine } from '../harness/engines.js';
+import { eventually } from '../harness/eventually.js';
 import { execution, ingest } from '../harness/fixtures.js';
 import { useServer } from '../harness/suite.js';
 import { deliveriesWhen, REDELIVER, tenantWithRule } from './alerts-request.js';
@@ -59,14 +60,18 @@ describe('the ALERTMANAGER target, against a real Alertmanager', needsAlertmanag
       ...extra,
     }));
 
+  /** What `read` answers once `done` holds of it: Alertmanager announces nothing. */
   async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-    const deadline = Date.now() + 15_000;
-    for (;;) {
-      const value = await read();
-      if (done(value)) return value;
-      if (Date.now() > deadline) throw new Error(`${what}: ${JSON.stringify(value)}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    let last: T | undefined;
+    const found = await eventually(
+      async () => {
+        last = await read();
+        return done(last) ? { value: last } : undefined;
+      },
+      () => `${what}: ${JSON.stringify(last)}`,
+      { timeoutMs: 15_000, everyMs: 100 },
+    );
+    return found.value;
   }
 
   it('receives a FAILURE_RATE alert with its labels, then its resolution', async () => {

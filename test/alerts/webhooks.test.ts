@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN_TOKEN, adminGql } from '../admin/admin-request.js';
+import { eventually } from '../harness/eventually.js';
 import { createTenant, execution, ingest, workflow } from '../harness/fixtures.js';
 import type { TestServer } from '../harness/server.js';
 import { useServer } from '../harness/suite.js';
@@ -100,10 +101,14 @@ describe('alert rules with signed webhooks', () => {
     await ingest(ctx.db, [failed, execution(tenant.organizationId, workflowUuid, { startedAt: now() })]);
     await ingest(ctx.db, [{ ...failed, finishedAt: now() }]);
     await receiver.waitFor(1);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Ingestion writes its deliveries to the outbox as it commits: one row, sent once, is all
+    // there will ever be to post.
+    await deliveriesWhen(ctx.server.url, tenant.organizationId, (d) => d[0]?.status === 'DELIVERED');
+    const rows = await ctx.db.query<{ status: string; attempts: number }>(
+      'select status, attempts from webhook_deliveries',
+    );
+    assert.deepEqual(rows, [{ status: 'DELIVERED', attempts: 1 }]);
     assert.equal(receiver.received.length, 1);
-    const rows = await ctx.db.query('select id from webhook_deliveries');
-    assert.equal(rows.length, 1);
   });
 
   it('retries after a 500 with the same webhook-id, then records the delivery', async () => {
@@ -166,7 +171,12 @@ describe('alert rules with signed webhooks', () => {
     const [request] = await receiver.waitFor(1);
     assert.equal(request!.json.type, 'error_group.new');
     assert.match(request!.json.data.fingerprint, /\S/);
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // The outbox holds everything ingestion queued: one delivery, sent once.
+    await deliveriesWhen(ctx.server.url, tenant.organizationId, (d) => d[0]?.status === 'DELIVERED');
+    const rows = await ctx.db.query<{ status: string; attempts: number }>(
+      'select status, attempts from webhook_deliveries',
+    );
+    assert.deepEqual(rows, [{ status: 'DELIVERED', attempts: 1 }]);
     assert.equal(receiver.received.length, 1);
   });
 
@@ -193,8 +203,20 @@ describe('alert rules with signed webhooks', () => {
 
   it('posts a NO_EXECUTIONS rule firing when the workflow is silent for its period, and resolving with the next execution', async () => {
     const { tenant, workflowUuid, rule } = await setup({ condition: 'NO_EXECUTIONS', for: '1m' });
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    assert.equal(receiver.received.length, 0, 'a new rule waits one full period');
+    // Once the timer has judged the new rule, silent for less than its period: nothing queued.
+    await eventually(async () => {
+      const [row] = await ctx.db.query<{ evaluated_at: Date | null }>(
+        'select evaluated_at from alert_rules where id = $1',
+        [rule.id],
+      );
+      return row?.evaluated_at;
+    }, 'the rule timer never evaluated the new rule');
+    assert.deepEqual(
+      await ctx.db.query('select id from webhook_deliveries'),
+      [],
+      'a new rule waits one full period',
+    );
+    assert.equal(receiver.received.length, 0);
     // As if the rule had been created two minutes ago, with nothing since.
     await ctx.db.query(`update alert_rules set created_at = now() - interval '2 minutes' where id = $1`, [
       rule.id,

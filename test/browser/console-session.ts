@@ -27,6 +27,11 @@ export interface ConsoleWorld {
   readonly server: TestServer;
   readonly browser: Browser;
   readonly tenant: Tenant;
+  /**
+   * The instant the world stands at when the test fixed one: the data ends there and every page's
+   * clock reads it (the server's is the test's own, from `setup.options.now`); absent, both run on.
+   */
+  readonly now: number | undefined;
   /** POST /graphql with the tenant's key; fails on any error. */
   // biome-ignore lint/suspicious/noExplicitAny: tests walk arbitrary JSON answers
   api(query: string, variables?: Record<string, unknown>): Promise<any>;
@@ -43,10 +48,13 @@ export interface WorldPlan {
 }
 const DEFAULT_PLAN: WorldPlan = { workflows: 6, executions: 1200, days: 3 };
 
-/** `setup`: the server's configuration and options, e.g. an admin token or a clock of the test's. */
+/**
+ * `setup`: the server's configuration and options, e.g. an admin token or a clock of the test's,
+ * and `now`, the fixed instant the data ends at and the pages' clocks read (see ConsoleWorld.now).
+ */
 export async function openConsoleWorld(
   plan: WorldPlan = DEFAULT_PLAN,
-  setup: { config?: ConfigOverrides; options?: Parameters<typeof startServer>[2] } = {},
+  setup: { config?: ConfigOverrides; options?: Parameters<typeof startServer>[2]; now?: number } = {},
 ): Promise<ConsoleWorld> {
   const database = await openTestDatabase();
   const server = await startServer(database.db, setup.config, setup.options);
@@ -59,7 +67,7 @@ export async function openConsoleWorld(
   let tenant: Tenant;
   try {
     tenant = await createTenant(database.db, 'Console Org');
-    await seed(database, tenant.organizationId, plan);
+    await seed(database, tenant.organizationId, plan, setup.now);
   } catch (error) {
     await close();
     throw error;
@@ -69,6 +77,7 @@ export async function openConsoleWorld(
     server,
     browser,
     tenant,
+    now: setup.now,
     async api(query, variables) {
       const answer = await server.gql(tenant.key, query, variables);
       assert.equal(answer.body.errors, undefined, JSON.stringify(answer.body.errors));
@@ -78,9 +87,13 @@ export async function openConsoleWorld(
   };
 }
 
-/** Simulated days of workflows ending now, stored through ingestion as NDJSON records. */
-export async function seed(database: TestDatabase, organizationId: string, plan: WorldPlan): Promise<void> {
-  const now = Date.now();
+/** Simulated days of workflows ending at `now`, stored through ingestion as NDJSON records. */
+export async function seed(
+  database: TestDatabase,
+  organizationId: string,
+  plan: WorldPlan,
+  now = Date.now(),
+): Promise<void> {
   const world = createWorld({
     seed: plan.seed ?? 'console',
     organizationId,
@@ -120,6 +133,8 @@ export async function openPage(
     bypassCSP: true,
   });
   const page = await context.newPage();
+  // Date.now() and new Date() in the page read the world's instant; the page's timers still run.
+  if (world.now !== undefined) await page.clock.setFixedTime(world.now);
   const origin = new URL(world.server.url).origin;
   const problems: string[] = [];
   const posts: ConsolePage['posts'] = [];

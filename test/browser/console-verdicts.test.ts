@@ -30,14 +30,13 @@ import {
 const SCREENSHOTS = process.env.WFAPI_SCREENSHOTS ?? 'test-results/screenshots';
 
 /**
- * The server's "now" stands still (burn-rate windows and buckets in progress end at it), so that
- * what the page showed and what the test asks a moment later are the same answer. The browser's
- * clock runs on: "now" is kept at least 10 minutes from the next hour, so both see the same hours.
+ * The instant the server and every page stand at: the last half past an hour that has gone by (up
+ * to an hour ago), so that it is in the past and half an hour from either turn of the hour. Both clocks stand still (burn-rate
+ * windows and buckets in progress end at it), so what the page showed and what the test asks a
+ * moment later are the same answer, and both see the same hours.
  */
-async function settledNow(): Promise<number> {
-  const toNextHour = HOUR - (Date.now() % HOUR);
-  if (toNextHour < 10 * MINUTE) await new Promise((resolve) => setTimeout(resolve, toNextHour + 1000));
-  return Date.now();
+function fixedNow(): number {
+  return Math.floor((Date.now() - 30 * MINUTE) / HOUR) * HOUR + 30 * MINUTE;
 }
 
 const needsChromium = await requireEngine('chromium');
@@ -52,7 +51,7 @@ describe(
     const objectives: string[] = [];
 
     before(async () => {
-      now = await settledNow();
+      now = fixedNow();
       const clock = new ManualClock(now);
       world = await openConsoleWorld(
         { workflows: 3, executions: 300, days: 2, seed: 'console-verdicts' },
@@ -60,6 +59,7 @@ describe(
           // The rate limiter's tokens refill by the same standing clock: never, so no limit here.
           config: { adminToken: ADMIN_TOKEN, rateLimit: { burst: 1_000_000, perSecond: 1_000_000 } },
           options: { now: clock.read },
+          now,
         },
       );
       const org = world.tenant.organizationId;

@@ -154,8 +154,11 @@ describe('the SDK retrying, timing out and cancelling', () => {
     const silent = await proxy(() => 'hang');
     const client = new Client({ url: silent.url, apiKey: 'k' });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 100);
-    const error = await client.getOrganization({ signal: controller.signal }).catch((e: unknown) => e);
+    const request = client.getOrganization({ signal: controller.signal }).catch((e: unknown) => e);
+    // Cancelled once the server holds the request, which it never answers.
+    await silent.arrived(1);
+    controller.abort();
+    const error = await request;
     assert.equal((error as Error).name, 'AbortError');
     assert.equal(silent.requests, 1);
   });
@@ -168,10 +171,20 @@ describe('the SDK retrying, timing out and cancelling', () => {
     }));
     const client = new Client({ url: down.url, apiKey: 'k' });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(new Error('user gave up')), 200);
+    const waits: number[] = [];
     const started = Date.now();
-    const error = await client.getOrganization({ signal: controller.signal }).catch((e: unknown) => e);
+    const error = await client
+      .getOrganization({
+        signal: controller.signal,
+        // The client is about to wait the 20 s the server asked for: cancelled once that wait has begun.
+        onRetry: ({ delayMs }) => {
+          waits.push(delayMs);
+          setImmediate(() => controller.abort(new Error('user gave up')));
+        },
+      })
+      .catch((e: unknown) => e);
     assert.equal((error as Error).message, 'user gave up');
+    assert.ok(waits.length === 1 && waits[0]! >= 20_000, `waits: ${waits}`);
     assert.ok(Date.now() - started < 2000);
     assert.equal(down.requests, 1);
   });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pg from 'pg';
 import { TEST_DB } from '../harness/database.js';
+import { eventually } from '../harness/eventually.js';
 import { createTenant, execution, ingest, workflow } from '../harness/fixtures.js';
 import { startServer } from '../harness/server.js';
 import { useServer } from '../harness/suite.js';
@@ -35,14 +36,12 @@ describe('GET /events under concurrent ingestions', {
   }
 
   async function waitForLockWaiters(count: number): Promise<void> {
-    for (let i = 0; i < 200; i++) {
+    await eventually(async () => {
       const [row] = await ctx.db.query<{ n: number }>(
         `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`,
       );
-      if (row!.n >= count) return;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    throw new Error(`fewer than ${count} ingestions waiting`);
+      return row!.n >= count;
+    }, `fewer than ${count} ingestions waiting`);
   }
 
   it("delivers a change committed after another organization's higher id", async () => {
@@ -52,23 +51,25 @@ describe('GET /events under concurrent ingestions', {
     const flowB = workflow(b.organizationId);
     await ingest(ctx.db, [flowA, flowB]);
     const stream = await openEvents(ctx.server.url, a.key);
+    const streamB = await openEvents(ctx.server.url, b.key);
     try {
       await stream.next((frame) => frame.comments.includes('connected'));
+      await streamB.next((frame) => frame.comments.includes('connected'));
       const release = await holdCommit(a.organizationId);
       const slow = execution(a.organizationId, flowA.uuid as string);
       const pending = postIngest(ctx.server.url, [slow]);
       await waitForLockWaiters(1);
       // B's change takes a higher id and commits first.
-      assert.equal(
-        (await postIngest(ctx.server.url, [execution(b.organizationId, flowB.uuid as string)])).status,
-        200,
-      );
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      const fast = execution(b.organizationId, flowB.uuid as string);
+      assert.equal((await postIngest(ctx.server.url, [fast])).status, 200);
+      // B's stream has it: the server has read the feed past B's id before A's change commits.
+      assert.equal((await streamB.nextExecution()).execution.uuid, fast.uuid);
       await release();
       assert.equal((await pending).status, 200);
       assert.equal((await stream.nextExecution()).execution.uuid, slow.uuid);
     } finally {
       stream.close();
+      streamB.close();
     }
   });
 

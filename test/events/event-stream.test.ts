@@ -5,6 +5,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { EventStream } from '../../src/events/event-stream.js';
+import { eventually } from '../harness/eventually.js';
 
 /** A real HTTP response to a client that reads only when told to. */
 async function streamToIdleClient(): Promise<{ stream: EventStream; client: Socket; close: () => void }> {
@@ -53,10 +54,7 @@ describe('an event stream whose client stops reading', () => {
 
     // Once it drains, it starts over: paused anew, it again needs two checks.
     client.resume();
-    await new Promise<void>((resolve) => {
-      const poll = () => (stream.paused ? setTimeout(poll, 5) : resolve());
-      poll();
-    });
+    await eventually(() => !stream.paused, 'the stream never drained', { everyMs: 5 });
     assert.equal(stream.checkStalled(late, 300), false);
     client.pause();
     fill(stream);

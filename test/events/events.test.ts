@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { describe, it } from 'node:test';
+import { eventually } from '../harness/eventually.js';
 import { createTenant, execution, workflow } from '../harness/fixtures.js';
 import { startServer } from '../harness/server.js';
 import { useServer } from '../harness/suite.js';
@@ -183,14 +184,15 @@ describe('GET /events', () => {
       assert.equal(elsewhere.status, 200);
       elsewhere.close();
       open.pop()!.close();
-      let status = 0;
-      for (let attempt = 0; attempt < 50 && status !== 200; attempt++) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        const again = await openEvents(ctx.server.url, tenant.key);
-        status = again.status;
-        if (status === 200) open.push(again);
-      }
-      assert.equal(status, 200);
+      // The server frees the slot once it sees the connection close.
+      const again = await eventually(async () => {
+        const stream = await openEvents(ctx.server.url, tenant.key);
+        if (stream.status === 200) return stream;
+        stream.close();
+        return undefined;
+      }, 'the closed stream never freed its slot');
+      open.push(again);
+      assert.equal(again.status, 200);
     } finally {
       for (const stream of open) stream.close();
     }
@@ -261,19 +263,22 @@ describe('GET /events', () => {
       );
       for (let i = 0; i < runs.length; i += 50) await ingestOk(runs.slice(i, i + 50));
       for (const run of runs) assert.equal((await reader.nextExecution(15_000)).execution.uuid, run.uuid);
-      // The stalled one is cut after two heartbeat intervals without reading; what it got is short of all.
+      // The stalled one is cut after two heartbeat intervals without reading: its slot is free
+      // again (with the reader, the key holds its two streams) while it still has not read a byte.
+      const another = await eventually(async () => {
+        const stream = await openEvents(server.url, tenant.key);
+        stream.close();
+        return stream.status === 200 ? stream : undefined;
+      }, 'the stalled client was never cut');
+      assert.equal(another.status, 200);
+      // What it got before the cut is short of all.
       let received = 0;
       stalled.on('data', (chunk: Buffer) => {
         received += chunk.length;
       });
-      await new Promise((resolve) => setTimeout(resolve, 1000));
       stalled.resume();
       await closed;
       assert.ok(received < 20_000_000, `received ${received} bytes`);
-      // Its slot is free again: with the reader, the key holds its two streams.
-      const another = await openEvents(server.url, tenant.key);
-      another.close();
-      assert.equal(another.status, 200);
     } finally {
       reader.close();
       stalled.destroy();
@@ -300,8 +305,12 @@ describe('GET /events', () => {
       setTimeout(() => slow.resume(), 30);
     });
     let closed = false;
+    /** Called when the client has read more, or its connection closed. */
+    let progress = () => {};
+    slow.on('data', () => progress());
     slow.once('close', () => {
       closed = true;
+      progress();
     });
     slow.write(
       `GET /events HTTP/1.1\r\nHost: test\r\nAuthorization: Apikey ${tenant.key}\r\n` +
@@ -316,9 +325,18 @@ describe('GET /events', () => {
       const startedAt = Date.now();
       await ingestOk(runs);
       const last = runs.at(-1)!.uuid as string;
-      while (!text.includes(last) && !closed && Date.now() - startedAt < 30_000) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await new Promise<void>((resolve, reject) => {
+        const limit = setTimeout(
+          () => reject(new Error(`not read within 30 s: ${text.length} bytes`)),
+          30_000,
+        );
+        progress = () => {
+          if (!text.includes(last) && !closed) return;
+          clearTimeout(limit);
+          resolve();
+        };
+        progress();
+      });
       const tookMs = Date.now() - startedAt;
       assert.equal(closed, false, `cut after ${text.length} bytes and ${tookMs} ms`);
       // Reading took longer than two heartbeats: a stream judged by when it drains would have been cut.

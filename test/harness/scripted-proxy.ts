@@ -14,6 +14,8 @@ export interface ScriptedProxy {
   readonly url: string;
   /** Requests received so far. */
   readonly requests: number;
+  /** Resolves once the `n`-th request (from 1) has arrived, its body read and its action chosen. */
+  arrived(n: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -28,11 +30,18 @@ export async function startScriptedProxy(
   script: (n: number) => ProxyAction,
 ): Promise<ScriptedProxy> {
   let requests = 0;
+  let bodiesRead = 0;
+  const waiters: Array<{ readonly n: number; readonly resolve: () => void }> = [];
   const server = http.createServer(async (request, response) => {
     requests += 1;
     const action = script(requests);
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
+    bodiesRead += 1;
+    for (const waiter of waiters.filter((w) => w.n <= bodiesRead)) {
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
     if (action === 'drop') return request.socket.destroy();
     if (action === 'hang') return;
     if (action !== 'forward') {
@@ -62,6 +71,8 @@ export async function startScriptedProxy(
     get requests() {
       return requests;
     },
+    arrived: (n) =>
+      n <= bodiesRead ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ n, resolve })),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createApiKey } from '../../src/admin/admin.service.js';
 import { buildApp } from '../../src/app.js';
 import { type ConfigOverrides, loadConfig } from '../../src/config.js';
@@ -9,6 +8,7 @@ import type { Database } from '../../src/db/database.js';
 import { generateApiKey } from '../../src/modules/auth/api-key.js';
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from '../../src/modules/auth/rate-limit.js';
 import { TEST_REDIS_URL as REDIS_URL, requireEngine } from '../harness/engines.js';
+import { eventually } from '../harness/eventually.js';
 import { createTenant } from '../harness/fixtures.js';
 import { ManualClock } from '../harness/manual-clock.js';
 import { useServer } from '../harness/suite.js';
@@ -28,11 +28,10 @@ async function startWithLimiter(db: Database, overrides: ConfigOverrides, rateLi
 
 /** Redis connects asynchronously and an unreachable limiter lets requests through: wait until it answers. */
 async function untilLimiterAnswers(url: string, key: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    if ((await postGraphql(url, apikey(key), QUERY)).headers.has('ratelimit')) return;
-    await sleep(20);
-  }
-  throw new Error(`the rate limiter of ${url} never answered`);
+  await eventually(
+    async () => (await postGraphql(url, apikey(key), QUERY)).headers.has('ratelimit'),
+    `the rate limiter of ${url} never answered`,
+  );
 }
 
 function assertRefused(answer: HttpAnswer, policy: string): void {
