@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { ADMIN_TOKEN, adminGql } from '../admin/admin-request.js';
 import { type Alertmanager, startAlertmanager } from '../harness/alertmanager.js';
 import { requireEngine } from '../harness/engines.js';
-import { eventually } from '../harness/eventually.js';
+import { eventuallyRead } from '../harness/eventually.js';
 import { execution, ingest } from '../harness/fixtures.js';
 import { useServer } from '../harness/suite.js';
 import { deliveriesWhen, REDELIVER, tenantWithRule } from './alerts-request.js';
@@ -60,19 +60,8 @@ describe('the ALERTMANAGER target, against a real Alertmanager', needsAlertmanag
       ...extra,
     }));
 
-  /** What `read` answers once `done` holds of it: Alertmanager announces nothing. */
-  async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-    let last: T | undefined;
-    const found = await eventually(
-      async () => {
-        last = await read();
-        return done(last) ? { value: last } : undefined;
-      },
-      () => `${what}: ${JSON.stringify(last)}`,
-      { timeoutMs: 15_000, everyMs: 100 },
-    );
-    return found.value;
-  }
+  const until = <T>(read: () => Promise<T>, done: (value: T) => boolean, what: string) =>
+    eventuallyRead(read, done, what, { timeoutMs: 15_000, everyMs: 100 });
 
   it('receives a FAILURE_RATE alert with its labels, then its resolution', async () => {
     const { tenant, workflowUuid, rule, secret } = await failureRateRule('HighFailureRate', {

@@ -4,7 +4,7 @@ import { evaluateDueRules } from '../../src/alerts/rule-timer.js';
 import { ADMIN_TOKEN, adminGql } from '../admin/admin-request.js';
 import { type Alertmanager, startAlertmanager } from '../harness/alertmanager.js';
 import { requireEngine } from '../harness/engines.js';
-import { eventually } from '../harness/eventually.js';
+import { eventuallyRead } from '../harness/eventually.js';
 import { execution, ingest, type Tenant } from '../harness/fixtures.js';
 import { useServer } from '../harness/suite.js';
 import { DAY, HOUR, iso, MINUTE, timeText } from '../insight/reference.js';
@@ -163,19 +163,8 @@ describe('the ANOMALY alert condition', () => {
     });
     after(() => alertmanager?.close());
 
-    /** What `read` answers once `done` holds of it: Alertmanager announces nothing. */
-    async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-      let last: T | undefined;
-      const found = await eventually(
-        async () => {
-          last = await read();
-          return done(last) ? { value: last } : undefined;
-        },
-        () => `${what}: ${JSON.stringify(last)}`,
-        { timeoutMs: 20_000, everyMs: 100 },
-      );
-      return found.value;
-    }
+    const until = <T>(read: () => Promise<T>, done: (value: T) => boolean, what: string) =>
+      eventuallyRead(read, done, what, { timeoutMs: 20_000, everyMs: 100 });
 
     interface AmAlert {
       labels: Record<string, string>;

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { openPostgres } from '../../src/db/postgres.js';
 import { withFallback } from '../../src/db/replicas/fallback.js';
@@ -8,6 +7,7 @@ import type { DatabaseStatus } from '../../src/db/replicas/read-router.js';
 import { ADMIN_TOKEN, adminGql, CREATE_ORGANIZATION } from '../admin/admin-request.js';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../harness/database.js';
 import { requireEngine } from '../harness/engines.js';
+import { eventually } from '../harness/eventually.js';
 import { createTenant, execution, ingest, type Tenant, workflow } from '../harness/fixtures.js';
 import { runCli } from '../harness/process.js';
 import { startReplica, type TestReplica } from '../harness/replica.js';
@@ -21,15 +21,8 @@ const ONE =
   'query($input: WorkflowExecutionInput!) { workflowExecution(input: $input) { data { uuid status } } }';
 const LIST = '{ workflowExecutions(input: {page: {number: 0, size: 100}}) { count data { uuid status } } }';
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
+const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000) =>
+  eventually(probe, `timed out waiting for ${what}`, { timeoutMs, everyMs: 100 });
 
 describe('DATABASE_REPLICA_URLS with the embedded database', () => {
   it('is refused when loading the configuration, naming DATABASE_URL', () => {
@@ -238,12 +231,23 @@ describe('read replicas (a real streaming replica of the test PostgreSQL)', repl
     const running = routed.query<{ standby: boolean }>(
       'select pg_is_in_recovery() as standby from pg_sleep(2)',
     );
-    await sleep(300);
+    await until('the query running on the replica', async () => {
+      const [row] = await replica.query<{ n: number }>(
+        name,
+        `select count(*)::int as n from pg_stat_activity
+          where state = 'active' and query like '%pg_is_in_recovery() as standby from pg_sleep%' and pid <> pg_backend_pid()`,
+      );
+      return row && row.n > 0 ? true : undefined;
+    });
     await replica.stop();
     assert.deepEqual(await running, [{ standby: false }]);
     assert.equal(lost.length, 1);
     await standby.close();
-    await sleep(1500);
+    // The load goes on past the replica's death: twenty more answers, all from the primary.
+    const answeredAtDeath = answers.length;
+    await until('twenty answers after the replica died', async () =>
+      answers.length >= answeredAtDeath + 20 ? true : undefined,
+    );
     loading = false;
     await Promise.all(workers);
     assert.ok(answers.length > 20, `${answers.length} answers`);

@@ -20,3 +20,25 @@ export async function eventually<T>(
     await sleep(everyMs);
   }
 }
+
+/**
+ * What `read` answers once `done` holds of it (a state another party reaches without announcing
+ * it: Alertmanager's alerts, the rule timer's evaluations); on failure, the last answer read.
+ */
+export async function eventuallyRead<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  what: string,
+  options: { timeoutMs?: number; everyMs?: number } = {},
+): Promise<T> {
+  let last: T | undefined;
+  const found = await eventually(
+    async () => {
+      last = await read();
+      return done(last) ? { value: last } : undefined;
+    },
+    () => `${what}: ${JSON.stringify(last)}`,
+    options,
+  );
+  return found.value;
+}

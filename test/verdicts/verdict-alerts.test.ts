@@ -5,7 +5,7 @@ import { CREATE_ALERT_RULE } from '../alerts/alerts-request.js';
 import { type Receiver, startReceiver } from '../alerts/receiver.js';
 import { type Alertmanager, startAlertmanager } from '../harness/alertmanager.js';
 import { requireEngine } from '../harness/engines.js';
-import { eventually } from '../harness/eventually.js';
+import { eventuallyRead } from '../harness/eventually.js';
 import { createTenant, execution, ingest, type Tenant, workflow } from '../harness/fixtures.js';
 import { ManualClock } from '../harness/manual-clock.js';
 import { useServer } from '../harness/suite.js';
@@ -53,19 +53,8 @@ describe('SLO_BURN and EXECUTION_STUCK alert rules', needsAlertmanager, () => {
     alertmanager?.close();
   });
 
-  /** What `read` answers once `done` holds of it: the timer and Alertmanager announce nothing. */
-  async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-    let last: T | undefined;
-    const found = await eventually(
-      async () => {
-        last = await read();
-        return done(last) ? { value: last } : undefined;
-      },
-      () => `${what}: ${JSON.stringify(last)}`,
-      { everyMs: 50 },
-    );
-    return found.value;
-  }
+  const until = <T>(read: () => Promise<T>, done: (value: T) => boolean, what: string) =>
+    eventuallyRead(read, done, what, { everyMs: 50 });
 
   /** Moves the server's clock a second on and waits until the timer has evaluated every rule at that instant. */
   async function step(): Promise<void> {
