@@ -13,7 +13,7 @@ import { groupPage } from '../error-groups/error-group-page.js';
 import type { GroupCount } from '../error-groups/error-groups.store.js';
 import type { Resolvers } from '../resolver-types.generated.js';
 import { toPaging } from '../shared/paging.js';
-import { findWorkflow } from '../workflows/workflows.store.js';
+import { workflowScope } from '../shared/workflow-scope.js';
 import {
   groupsInWindows,
   groupsSeenBefore,
@@ -51,9 +51,7 @@ export const deploymentImpactResolvers: Resolvers = {
   Query: {
     deploymentImpact: async (_parent, { input }, ctx, info) => {
       const { db, organizationId } = ctx;
-      const workflowUuid = normalizeUuid(input.workflowUUID);
-      if (workflowUuid === undefined || !(await findWorkflow(db, organizationId, workflowUuid)))
-        throw notFound('workflow not found');
+      const workflowUuid = await workflowScope(ctx, input.workflowUUID, 'notFound');
       const { rows, count } = await deploymentsAsked(db, organizationId, workflowUuid, input);
       if (rows.length === 0) return { data: [], count };
       const now = ctx.now();

@@ -1,9 +1,9 @@
-import { normalizeUuid } from '../../lib/uuid.js';
 import { errorGroupOf } from '../../rollups/fingerprint.js';
 import { subfieldNames } from '../../schema/selected-fields.js';
 import type { Resolvers } from '../resolver-types.generated.js';
 import { toPaging } from '../shared/paging.js';
 import { activityBuckets, windowOf } from '../shared/time-window.js';
+import { workflowScope } from '../shared/workflow-scope.js';
 import { groupPage } from './error-group-page.js';
 import { type GroupFilter, rankGroups } from './error-groups.store.js';
 
@@ -22,12 +22,8 @@ export const errorGroupsResolvers: Resolvers = {
       const paging = toPaging(input.page);
       // Checked before reading anything: a range too wide for the activity series is refused.
       activityBuckets(window);
-      let workflowUuid: string | null = null;
-      if (input.workflowUUID !== undefined && input.workflowUUID !== null) {
-        const uuid = normalizeUuid(input.workflowUUID);
-        if (uuid === undefined) return { data: [], count: 0 };
-        workflowUuid = uuid;
-      }
+      const workflowUuid = await workflowScope(ctx, input.workflowUUID, 'unchecked');
+      if (workflowUuid === undefined) return { data: [], count: 0 };
       const filter: GroupFilter = { workflowUuid, capabilityId: input.capabilityID ?? null };
       const selected = subfieldNames(info, 'data');
       const withSpread = selected.has('workflowCount') || selected.has('capabilityIDs');

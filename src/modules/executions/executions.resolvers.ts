@@ -8,6 +8,7 @@ import type { Resolvers } from '../resolver-types.generated.js';
 import { LINE_OVERHEAD_BYTES, megabytes } from '../shared/answer-budget.js';
 import { listParent } from '../shared/list-parent.js';
 import { checkListBound, checkRange, likePattern, type Paging, searchText } from '../shared/paging.js';
+import { workflowUuidOf } from '../shared/workflow-scope.js';
 import { SEEK_MIN_OFFSET, seekStartedAt } from './deep-page.js';
 import { toEvent, toExecution, toLog } from './execution.mapper.js';
 import {
@@ -29,13 +30,10 @@ function toFilter(input: WorkflowExecutionsInput<ApiScalars>): ExecutionFilter |
   checkListBound('status', input.status, 10);
   checkRange(input.from, input.to);
   const search = searchText(input.search);
-  let workflowUuid: string | undefined;
-  if (input.workflowUuid !== undefined && input.workflowUuid !== null) {
-    workflowUuid = normalizeUuid(input.workflowUuid);
-    if (workflowUuid === undefined) return undefined;
-  }
+  const workflowUuid = workflowUuidOf(input.workflowUuid);
+  if (workflowUuid === undefined) return undefined;
   return {
-    workflowUuid,
+    workflowUuid: workflowUuid ?? undefined,
     statuses: input.status ?? undefined,
     search: search === undefined ? undefined : likePattern(search),
     from: input.from ?? undefined,

@@ -1,11 +1,11 @@
 import { badInput } from '../../errors.js';
 import { once } from '../../lib/once.js';
-import { normalizeUuid } from '../../lib/uuid.js';
 import { subfieldNames } from '../../schema/selected-fields.js';
 import type { Resolvers } from '../resolver-types.generated.js';
 import { LINE_OVERHEAD_BYTES, megabytes } from '../shared/answer-budget.js';
 import { checkTextBound, likePattern, toPaging } from '../shared/paging.js';
 import { windowOf } from '../shared/time-window.js';
+import { workflowScope } from '../shared/workflow-scope.js';
 import { countLogMatches, type LogSearch, searchLogs, searchLogsCounted } from './log-search.store.js';
 
 /** Matches counted exactly up to this many; pages end there too. */
@@ -26,12 +26,8 @@ export const logSearchResolvers: Resolvers = {
           `searchExecutionLogs pages end at match ${MAX_COUNTED_MATCHES}: narrow the window or the query to see older matches`,
         );
       }
-      let workflowUuid: string | null = null;
-      if (input.workflowUUID !== undefined && input.workflowUUID !== null) {
-        const uuid = normalizeUuid(input.workflowUUID);
-        if (uuid === undefined) return { page: async () => [], count: async () => 0 };
-        workflowUuid = uuid;
-      }
+      const workflowUuid = await workflowScope(ctx, input.workflowUUID, 'unchecked');
+      if (workflowUuid === undefined) return { page: async () => [], count: async () => 0 };
       const search: LogSearch = {
         pattern: likePattern(input.query),
         workflowUuid,
