@@ -1,6 +1,7 @@
 import { notFound } from '../../errors.js';
 import { MIN_TIME } from '../../lib/time.js';
 import { normalizeUuid } from '../../lib/uuid.js';
+import { inclusive } from '../../rollups/windows.js';
 import { subfieldNames } from '../../schema/selected-fields.js';
 import { toDeployment } from '../deployments/deployment.mapper.js';
 import {
@@ -105,7 +106,7 @@ export const deploymentImpactResolvers: Resolvers = {
           const page = groupPage(
             db,
             organizationId,
-            { from: span.from, to: span.to - 1 },
+            inclusive(span),
             { workflowUuid, capabilityId: null },
             list.map((group) => group.fingerprint),
             null,

@@ -1,6 +1,7 @@
 import { retainedFrom } from '../../db/partitions.js';
 import { normalizeUuid } from '../../lib/uuid.js';
 import { countWindows } from '../../rollups/execution-counts.store.js';
+import { halfOpen } from '../../rollups/windows.js';
 import type { ApiScalars } from '../../schema/scalars.js';
 import type { WorkflowExecutionsInput } from '../../schema/schema-types.generated.js';
 import type { RequestContext } from '../context.js';
@@ -55,10 +56,7 @@ async function countExecutions(ctx: RequestContext, listed: ExecutionFilter): Pr
   if (listed.search !== undefined || (listed.errorFingerprint !== undefined && listed.statuses !== undefined))
     return countExecutionsByScan(ctx.db, ctx.organizationId, listed);
   const filter = await retained(ctx, listed);
-  const window = {
-    from: filter.from?.getTime() ?? 0,
-    to: filter.to === undefined ? null : filter.to.getTime() + 1,
-  };
+  const window = halfOpen({ from: filter.from?.getTime() ?? 0, to: filter.to?.getTime() ?? null });
   if (filter.errorFingerprint !== undefined)
     return countExecutionsWithGroup(
       ctx.db,
