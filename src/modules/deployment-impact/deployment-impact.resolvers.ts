@@ -10,7 +10,7 @@ import {
   findDeployment,
   listDeployments,
 } from '../deployments/deployments.store.js';
-import { groupPage } from '../error-groups/error-group-page.js';
+import { toErrorGroups } from '../error-groups/error-group.mapper.js';
 import type { GroupCount } from '../error-groups/error-groups.store.js';
 import type { Resolvers } from '../resolver-types.generated.js';
 import { toPaging } from '../shared/paging.js';
@@ -103,15 +103,11 @@ export const deploymentImpactResolvers: Resolvers = {
         const afterSummary = summarize(after);
         const listed = (span: Span, list: GroupCount[]) => {
           list.sort((a, b) => b.occurrences - a.occurrences || (a.fingerprint < b.fingerprint ? -1 : 1));
-          const page = groupPage(
-            db,
-            organizationId,
-            inclusive(span),
-            { workflowUuid, capabilityId: null },
-            list.map((group) => group.fingerprint),
+          return toErrorGroups(
+            list,
+            { window: inclusive(span), filter: { workflowUuid, capabilityId: null } },
             null,
           );
-          return list.map((group) => ({ ...group, page }));
         };
         let newErrorGroups: ReturnType<typeof listed> = [];
         let resolvedErrorGroups: ReturnType<typeof listed> = [];
