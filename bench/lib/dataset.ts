@@ -54,9 +54,12 @@ const kindOf = (record: IngestRecord): Kind =>
   record.type === 'log' ? 'log' : record.type === 'event' ? 'event' : 'base';
 
 /** COPY text of an execution or a log line: the row ingestion stores, as the database's own bulk load reads it. */
+const EXECUTION_NAMES = columnNames(EXECUTION_COLUMNS);
+const LOG_NAMES = columnNames(LOG_COLUMNS);
+
 function copyRow(record: IngestRecord): string | undefined {
-  if (record.type === 'execution') return copyLine(executionRow(record));
-  if (record.type === 'log') return copyLine(logRow(record));
+  if (record.type === 'execution') return copyLine(executionRow(record), EXECUTION_NAMES);
+  if (record.type === 'log') return copyLine(logRow(record), LOG_NAMES);
   return undefined;
 }
 

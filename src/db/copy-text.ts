@@ -5,6 +5,13 @@
  */
 export type CopyValue = string | number | boolean | Date | Uint8Array | null;
 
+/**
+ * A row to write: its value of each column, keyed by the column's name (as a table definition in
+ * tables.ts names it). Writers read the values by the statement's column names, so a column added
+ * to or moved in a definition cannot shift a row's values into its neighbours.
+ */
+export type RowValues<Name extends string = string> = { readonly [K in Name]: CopyValue };
+
 const SPECIAL = /[\\\t\n\r]/g;
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
@@ -18,19 +25,25 @@ function field(value: CopyValue): string {
   return `\\\\x${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex')}`;
 }
 
-/** A row's line of COPY text. */
-export function copyLine(row: readonly CopyValue[]): string {
-  return `${row.map(field).join('\t')}\n`;
+/** A row's line of COPY text: its values of `columns`, in that order. */
+export function copyLine(row: RowValues, columns: readonly string[]): string {
+  let line = field(row[columns[0]!] as CopyValue);
+  for (let i = 1; i < columns.length; i++) line += `\t${field(row[columns[i]!] as CopyValue)}`;
+  return `${line}\n`;
 }
 
 /**
- * The COPY text of rows, each a list of column values in the statement's column order, in
- * chunks of about `chunkChars`: a bulk write never holds the whole text of a batch at once.
+ * The COPY text of rows, each its values of `columns` (the statement's, in its order), in chunks
+ * of about `chunkChars`: a bulk write never holds the whole text of a batch at once.
  */
-export function* copyChunks(rows: Iterable<readonly CopyValue[]>, chunkChars = 64 * 1024): Generator<string> {
+export function* copyChunks(
+  rows: Iterable<RowValues>,
+  columns: readonly string[],
+  chunkChars = 64 * 1024,
+): Generator<string> {
   let chunk = '';
   for (const row of rows) {
-    chunk += copyLine(row);
+    chunk += copyLine(row, columns);
     if (chunk.length >= chunkChars) {
       yield chunk;
       chunk = '';

@@ -1,4 +1,4 @@
-import type { CopyValue } from './copy-text.js';
+import type { RowValues } from './copy-text.js';
 
 /**
  * The one database interface the stores are written against. Both drivers (node-postgres and
@@ -26,11 +26,11 @@ export const genericPlan = (text: string): string => GENERIC_PLAN + text;
 export interface Transaction extends Queryable {
   readonly inTransaction: true;
   /**
-   * Bulk-loads rows (values in `columns` order) into `table` with one COPY statement: several
+   * Bulk-loads rows (each its values of `columns`, by name) into `table` with one COPY statement: several
    * times cheaper per row than an INSERT of the same rows. On a constraint violation nothing
    * of it is stored and the transaction is aborted (use a savepoint).
    */
-  copyIn(table: string, columns: readonly string[], rows: Iterable<readonly CopyValue[]>): Promise<void>;
+  copyIn(table: string, columns: readonly string[], rows: Iterable<RowValues>): Promise<void>;
 }
 
 export interface PoolUse {

@@ -86,7 +86,7 @@ export function pgliteDatabase(db: PGlite, dataDir: string): Database {
           },
           async copyIn(table, columns, rows) {
             await inner.query(copyStatement(table, columns), [], {
-              blob: new Blob([...copyChunks(rows)]),
+              blob: new Blob([...copyChunks(rows, columns)]),
             });
           },
         };

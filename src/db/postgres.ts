@@ -189,7 +189,7 @@ export function openPostgres(url: string, options: PostgresOptions): Database {
           },
           async copyIn(table, columns, rows) {
             const stream = client.query(copyFrom(`copy ${table} (${columns.join(', ')}) from stdin`));
-            await pipeline(Readable.from(copyChunks(rows)), stream);
+            await pipeline(Readable.from(copyChunks(rows, columns)), stream);
           },
         };
         const value = await fn(tx);

@@ -58,14 +58,18 @@ export interface Table<Spec extends TableSpec> {
   readonly name: string;
   readonly spec: Spec;
   /** Every column with its type, in declaration order (as created). */
-  readonly columns: Columns;
-  /** The typed list of every column but `omitted` (those the database fills), in declaration order. */
-  columnsWithout(...omitted: ReadonlyArray<keyof Spec & string>): Columns;
+  readonly columns: Columns<keyof Spec & string>;
+  /**
+   * The typed list of every column but `omitted` (those the database fills), in declaration order:
+   * a row written to them is a RowValues of their names.
+   */
+  columnsWithout<Omitted extends keyof Spec & string>(
+    ...omitted: readonly Omitted[]
+  ): Columns<Exclude<keyof Spec & string, Omitted>>;
 }
 
 /** A row of the table, every column as its drivers read it. */
-export type RowOf<T extends Table<TableSpec>> =
-  T extends Table<infer Spec> ? { [K in keyof Spec]: ValueOf<Spec[K]> } : never;
+export type RowOf<T extends { readonly spec: TableSpec }> = { [K in keyof T['spec']]: ValueOf<T['spec'][K]> };
 
 const sqlTypeOf = (spec: ColumnSpec): SqlType =>
   typeof spec === 'string' ? (spec.replace(/ not null$/, '') as SqlType) : spec.type;
@@ -80,12 +84,16 @@ export const isNotNull = (spec: ColumnSpec): boolean =>
  * to the migrated database, so a definition cannot drift from the SQL.
  */
 export function table<const Spec extends TableSpec>(name: string, spec: Spec): Table<Spec> {
-  const columns: Columns = Object.entries(spec).map(([column, type]) => [column, sqlTypeOf(type)] as const);
+  type Name = keyof Spec & string;
+  const columns = Object.entries(spec).map(([column, type]) => [column as Name, sqlTypeOf(type)] as const);
   return Object.freeze({
     name,
     spec,
     columns,
-    columnsWithout: (...omitted: readonly string[]) =>
-      columns.filter(([column]) => !omitted.includes(column)),
+    columnsWithout: <Omitted extends Name>(...omitted: readonly Omitted[]) =>
+      columns.filter(
+        (column): column is readonly [Exclude<Name, Omitted>, SqlType] =>
+          !(omitted as readonly string[]).includes(column[0]),
+      ),
   });
 }

@@ -1,9 +1,16 @@
-import type { CopyValue } from './copy-text.js';
+import type { CopyValue, RowValues } from './copy-text.js';
 
-/** A table's columns with their PostgreSQL types, in the order a row gives its values. */
-export type Columns = ReadonlyArray<readonly [name: string, type: string]>;
+/** A table's columns with their PostgreSQL types, in the statement's order; rows give their values by name. */
+export type Columns<Name extends string = string> = ReadonlyArray<readonly [name: Name, type: string]>;
 
-export const columnNames = (columns: Columns): string[] => columns.map(([name]) => name);
+export const columnNames = <Name extends string>(columns: Columns<Name>): Name[] =>
+  columns.map(([name]) => name);
+
+/** The names of a column list. */
+export type NameOf<C extends Columns> = C extends Columns<infer Name> ? Name : never;
+
+/** A row written to a column list: its value of each of them, by name. */
+export type RowFor<C extends Columns> = RowValues<NameOf<C>>;
 
 /** A value of an array-typed column, sent as its text form (`[lo:hi]={...}` keeps a lower bound). */
 const isArrayType = (type: string) => type.endsWith('[]');
@@ -14,10 +21,10 @@ const isArrayType = (type: string) => type.endsWith('[]');
  * the way in (unnest would flatten an array of arrays). The caller appends its ON CONFLICT (and
  * RETURNING) clause, or uses unnestUpsert.
  */
-export function unnestInsert(
+export function unnestInsert<Name extends string>(
   table: string,
-  columns: Columns,
-  rows: readonly (readonly CopyValue[])[],
+  columns: Columns<Name>,
+  rows: readonly RowValues<Name>[],
 ): { text: string; params: CopyValue[][] } {
   const names = columnNames(columns);
   const selected = columns.map(([name, type]) => (isArrayType(type) ? `u.${name}::${type}` : `u.${name}`));
@@ -25,7 +32,7 @@ export function unnestInsert(
   return {
     text: `insert into ${table} (${names.join(', ')})
      select ${selected.join(', ')} from unnest(${sources.join(', ')}) as u(${names.join(', ')})`,
-    params: columns.map((_, column) => rows.map((values) => values[column] as CopyValue)),
+    params: columns.map(([name]) => rows.map((row) => row[name])),
   };
 }
 
@@ -63,10 +70,10 @@ export function changesAny(table: string, columns: readonly string[]): string {
 }
 
 /** unnestInsert's statement with its `on conflict ... do update` clause: a bulk upsert. */
-export function unnestUpsert(
+export function unnestUpsert<Name extends string>(
   table: string,
-  columns: Columns,
-  rows: readonly (readonly CopyValue[])[],
+  columns: Columns<Name>,
+  rows: readonly RowValues<Name>[],
   conflict: OnConflict,
 ): { text: string; params: CopyValue[][] } {
   const insert = unnestInsert(table, columns, rows);
@@ -75,18 +82,18 @@ export function unnestUpsert(
 
 /**
  * `update <table> t set <columns> = u.<columns> from unnest(...) as u where <match>`: a bulk
- * update of rows found by `match` (of `t.` and `u.`), taking `set` from the given rows (values in
- * `columns` order; columns outside `set` serve only to match).
+ * update of rows found by `match` (of `t.` and `u.`), taking `set` from the given rows (columns
+ * outside `set` serve only to match).
  */
-export function unnestUpdate(
+export function unnestUpdate<Name extends string>(
   table: string,
-  columns: Columns,
-  rows: readonly (readonly CopyValue[])[],
+  columns: Columns<Name>,
+  rows: readonly RowValues<Name>[],
   update: { readonly set: OnConflict['set']; readonly match: string; readonly returning?: string },
 ): { text: string; params: CopyValue[][] } {
   const insert = unnestInsert(table, columns, rows);
   const source = insert.text.slice(insert.text.indexOf('from unnest('));
-  const typeOf = new Map(columns);
+  const typeOf = new Map<string, string>(columns);
   const set = update.set.map((assignment) => {
     if (typeof assignment !== 'string') return `${assignment[0]} = ${assignment[1]}`;
     const type = typeOf.get(assignment) ?? '';

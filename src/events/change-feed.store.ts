@@ -1,4 +1,6 @@
 import type { Queryable, Transaction } from '../db/database.js';
+import { executionChanges } from '../db/tables.js';
+import { unnestInsert } from '../db/unnest-insert.js';
 import type { IngestObserver } from '../ingest/ingest.store.js';
 import { EXECUTION_ROW_COLUMNS, type ExecutionRow } from '../modules/executions/executions.store.js';
 
@@ -19,11 +21,13 @@ export async function recordExecutionChanges(
   changed: ReadonlyArray<{ readonly organizationId: string; readonly uuid: string }>,
 ): Promise<void> {
   if (changed.length === 0) return;
-  await tx.query(
-    `insert into execution_changes (organization_id, execution_uuid)
-     select * from unnest($1::uuid[], $2::uuid[])`,
-    [changed.map((c) => c.organizationId), changed.map((c) => c.uuid)],
+  // The database numbers the changes and dates them.
+  const insert = unnestInsert(
+    executionChanges.name,
+    executionChanges.columnsWithout('id', 'changed_at'),
+    changed.map((c) => ({ organization_id: c.organizationId, execution_uuid: c.uuid })),
   );
+  await tx.query(insert.text, insert.params);
 }
 
 /**

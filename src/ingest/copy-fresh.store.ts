@@ -1,14 +1,14 @@
-import type { CopyValue } from '../db/copy-text.js';
+import type { RowValues } from '../db/copy-text.js';
 import type { Transaction } from '../db/database.js';
 import { type Columns, columnNames } from '../db/unnest-insert.js';
 
 const UNIQUE_VIOLATION = '23505';
 
 /** Rows made one at a time as the COPY consumes them: a batch's rows are never all held at once. */
-function* rowsOf<T>(
+function* rowsOf<T, Name extends string>(
   items: readonly T[],
-  row: (item: T) => readonly CopyValue[],
-): Generator<readonly CopyValue[]> {
+  row: (item: T) => RowValues<Name>,
+): Generator<RowValues<Name>> {
   for (const item of items) yield row(item);
 }
 
@@ -19,12 +19,12 @@ function* rowsOf<T>(
  * then writes them with its INSERT ... ON CONFLICT. The COPY runs under a savepoint, so a
  * conflict undoes it and costs at most the rows before the first conflicting one.
  */
-export async function copyFresh<T>(
+export async function copyFresh<T, Name extends string>(
   tx: Transaction,
   table: string,
-  columns: Columns,
+  columns: Columns<Name>,
   items: readonly T[],
-  row: (item: T) => readonly CopyValue[],
+  row: (item: T) => RowValues<Name>,
 ): Promise<boolean> {
   await tx.query('savepoint wfapi_copy_fresh');
   try {

@@ -1,6 +1,6 @@
 import type { Transaction } from '../db/database.js';
 import { errorGroups, executionErrorGroups } from '../db/tables.js';
-import { unnestInsert, unnestUpsert } from '../db/unnest-insert.js';
+import { type RowFor, unnestInsert, unnestUpsert } from '../db/unnest-insert.js';
 import { errorGroupOf } from '../rollups/fingerprint.js';
 
 /** One of an execution's error groups at one level ('' its own errors, else a capability's events). */
@@ -83,14 +83,16 @@ export async function writeErrorRows(
   const rows = changed.flatMap((uuid) => {
     const entry = after.get(uuid);
     const startedAt = entry?.startedAt == null ? null : new Date(entry.startedAt);
-    return (entry?.rows ?? []).map((row) => [
-      organizationOf.get(uuid)!,
-      uuid,
-      row.fingerprint,
-      row.capabilityId,
-      row.occurrences,
-      startedAt,
-    ]);
+    return (entry?.rows ?? []).map(
+      (row): RowFor<typeof executionErrorGroups.columns> => ({
+        organization_id: organizationOf.get(uuid)!,
+        execution_uuid: uuid,
+        fingerprint: row.fingerprint,
+        capability_id: row.capabilityId,
+        occurrences: row.occurrences,
+        started_at: startedAt,
+      }),
+    );
   });
   if (rows.length === 0) return;
   const insert = unnestInsert(executionErrorGroups.name, executionErrorGroups.columns, rows);
@@ -154,14 +156,14 @@ export async function upsertErrorGroups(
   const upsert = unnestUpsert(
     errorGroups.name,
     errorGroups.columns,
-    list.map((g) => [
-      g.organizationId,
-      g.fingerprint,
-      g.pattern,
-      g.sample,
-      new Date(g.first),
-      new Date(g.last),
-    ]),
+    list.map((g) => ({
+      organization_id: g.organizationId,
+      fingerprint: g.fingerprint,
+      pattern: g.pattern,
+      sample_message: g.sample,
+      first_seen_at: new Date(g.first),
+      last_seen_at: new Date(g.last),
+    })),
     {
       key: ['organization_id', 'fingerprint'],
       set: [

@@ -1,7 +1,6 @@
-import type { CopyValue } from '../db/copy-text.js';
 import type { Transaction } from '../db/database.js';
 import { type ExecutionTableRow, executionKeys, executions } from '../db/tables.js';
-import { columnNames, unnestUpdate } from '../db/unnest-insert.js';
+import { columnNames, type RowFor, unnestInsert, unnestUpdate } from '../db/unnest-insert.js';
 import { toUnits } from '../lib/decimal.js';
 import { copyFresh } from './copy-fresh.store.js';
 import { type ExecutionRecord, TERMINAL_STATUSES } from './records.js';
@@ -98,23 +97,23 @@ export const EXECUTION_COLUMNS = executions.columnsWithout('updated_at');
 /** What a later state of a stored execution replaces: all but its identity and organization. */
 const EXECUTION_UPDATES = columnNames(executions.columnsWithout('uuid', 'organization_id', 'updated_at'));
 
-/** An execution's values in EXECUTION_COLUMNS order. */
-export const executionRow = (e: ExecutionState): CopyValue[] => [
-  e.uuid,
-  e.organizationId,
-  e.workflowUUID,
-  e.id,
-  e.status,
-  e.classifiedStatus,
-  e.startedAt,
-  e.finishedAt,
-  e.creditUsed,
-  e.errors === null ? null : JSON.stringify(e.errors),
-  e.executedInTee,
-];
+/** An execution's values of EXECUTION_COLUMNS. */
+export const executionRow = (e: ExecutionState): RowFor<typeof EXECUTION_COLUMNS> => ({
+  uuid: e.uuid,
+  organization_id: e.organizationId,
+  workflow_uuid: e.workflowUUID,
+  id: e.id,
+  status: e.status,
+  classified_status: e.classifiedStatus,
+  started_at: e.startedAt,
+  finished_at: e.finishedAt,
+  credit_used: e.creditUsed,
+  errors: e.errors === null ? null : JSON.stringify(e.errors),
+  executed_in_tee: e.executedInTee,
+});
 
-/** An updated execution's values: EXECUTION_COLUMNS, then the start it had (which finds its row). */
-const UPDATE_COLUMNS = [...EXECUTION_COLUMNS, ['previous_started_at', 'timestamptz']] as const;
+/** An updated execution's values: EXECUTION_COLUMNS, and the start it had (which finds its row). */
+const UPDATE_COLUMNS = [...EXECUTION_COLUMNS, ['previous_started_at', 'timestamptz'] as const];
 
 /**
  * Writes new states of stored executions (each with the state it replaces) and returns the uuids
@@ -136,7 +135,7 @@ async function updateExecutions(
   const update = unnestUpdate(
     executions.name,
     UPDATE_COLUMNS,
-    changes.map((c) => [...executionRow(c.next), c.previous.startedAt]),
+    changes.map((c) => ({ ...executionRow(c.next), previous_started_at: c.previous.startedAt })),
     {
       set: [...EXECUTION_UPDATES, ['updated_at', 'now()']],
       match:
@@ -155,14 +154,17 @@ async function updateExecutions(
  * transaction does the INSERT run, skipping the uuids already claimed.
  */
 async function claimUuids(tx: Transaction, fresh: readonly ExecutionState[]): Promise<Set<string>> {
-  const keyRow = (e: ExecutionState) => [e.uuid, e.organizationId, e.startedAt];
+  const keyRow = (e: ExecutionState): RowFor<typeof executionKeys.columns> => ({
+    uuid: e.uuid,
+    organization_id: e.organizationId,
+    started_at: e.startedAt,
+  });
   if (await copyFresh(tx, executionKeys.name, executionKeys.columns, fresh, keyRow))
     return new Set(fresh.map((e) => e.uuid));
+  const insert = unnestInsert(executionKeys.name, executionKeys.columns, fresh.map(keyRow));
   const claimed = await tx.query<{ uuid: string }>(
-    `insert into execution_keys (uuid, organization_id, started_at)
-     select * from unnest($1::uuid[], $2::uuid[], $3::timestamptz[])
-     on conflict (uuid) do nothing returning uuid`,
-    [fresh.map((e) => e.uuid), fresh.map((e) => e.organizationId), fresh.map((e) => e.startedAt)],
+    `${insert.text} on conflict (uuid) do nothing returning uuid`,
+    insert.params,
   );
   return new Set(claimed.map((row) => row.uuid));
 }

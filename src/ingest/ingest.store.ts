@@ -1,7 +1,7 @@
-import type { CopyValue } from '../db/copy-text.js';
+import type { RowValues } from '../db/copy-text.js';
 import type { Database, Transaction } from '../db/database.js';
 import { deployments, workflows } from '../db/tables.js';
-import { changesAny, columnNames, unnestUpsert } from '../db/unnest-insert.js';
+import { type Columns, changesAny, columnNames, type RowFor, unnestUpsert } from '../db/unnest-insert.js';
 import {
   applyExecutions,
   type ExecutionChange,
@@ -250,23 +250,55 @@ function lastByUuid<T extends { uuid: string }>(records: readonly T[]): T[] {
   return [...new Map(records.map((r) => [r.uuid, r])).values()];
 }
 
+/** The columns a workflow's values fill; the database sets updated_at. */
+const WORKFLOW_COLUMNS = workflows.columnsWithout('updated_at');
+
+/** A workflow record's values of WORKFLOW_COLUMNS. */
+export const workflowRow = (r: WorkflowRecord): RowFor<typeof WORKFLOW_COLUMNS> => ({
+  uuid: r.uuid,
+  organization_id: r.organizationId,
+  workflow_id: r.workflowId,
+  name: r.name,
+  owner_address: r.ownerAddress,
+  status: r.status,
+  registered_at: r.registeredAt,
+  workflow_source: r.workflowSource,
+});
+
+/** The columns a deployment's values fill; the database sets updated_at. */
+const DEPLOYMENT_COLUMNS = deployments.columnsWithout('updated_at');
+
+/** A deployment record's values of DEPLOYMENT_COLUMNS. */
+export const deploymentRow = (r: DeploymentRecord): RowFor<typeof DEPLOYMENT_COLUMNS> => ({
+  uuid: r.uuid,
+  organization_id: r.organizationId,
+  workflow_uuid: r.workflowUUID,
+  status: r.status,
+  deployed_at: r.deployedAt,
+  tx_hash: r.txHash,
+  error_message: r.errorMessage,
+  binary_url: r.binaryURL,
+  config_url: r.configURL,
+});
+
 /**
- * Upserts records of a uuid-keyed table (`values` in its columns' order, updated_at aside) and
+ * Upserts records of a uuid-keyed table (each row its values of `columns`: all but updated_at) and
  * returns the rows written. The `organization_id` guard keeps a row from ever being updated by
  * another organization (the check above cannot see a uuid claimed by a concurrent, uncommitted
  * transaction); a record that changes nothing writes nothing, and is not returned.
  */
 function upsertOwned<Row>(
   tx: Transaction,
-  table: typeof workflows | typeof deployments,
-  values: CopyValue[][],
+  table: string,
+  columns: Columns,
+  values: readonly RowValues[],
   returning: string,
 ): Promise<Row[]> {
-  const updates = columnNames(table.columnsWithout('uuid', 'organization_id', 'updated_at'));
-  const upsert = unnestUpsert(table.name, table.columnsWithout('updated_at'), values, {
+  const updates = columnNames(columns).filter((name) => name !== 'uuid' && name !== 'organization_id');
+  const upsert = unnestUpsert(table, columns, values, {
     key: ['uuid'],
     set: [...updates, ['updated_at', 'now()']],
-    where: `${table.name}.organization_id = excluded.organization_id and ${changesAny(table.name, updates)}`,
+    where: `${table}.organization_id = excluded.organization_id and ${changesAny(table, updates)}`,
     returning,
   });
   return tx.query<Row>(upsert.text, upsert.params);
@@ -279,17 +311,9 @@ async function upsertWorkflows(
   if (rows.length === 0) return [];
   const written = await upsertOwned<{ organization_id: string; uuid: string; inserted: boolean }>(
     tx,
-    workflows,
-    rows.map((r) => [
-      r.uuid,
-      r.organizationId,
-      r.workflowId,
-      r.name,
-      r.ownerAddress,
-      r.status,
-      r.registeredAt,
-      r.workflowSource,
-    ]),
+    workflows.name,
+    WORKFLOW_COLUMNS,
+    rows.map(workflowRow),
     'organization_id, uuid, (xmax = 0) as inserted',
   );
   return written.map((row) => ({
@@ -320,18 +344,9 @@ async function upsertDeployments(
   if (rows.length === 0) return [];
   const written = await upsertOwned<{ organization_id: string }>(
     tx,
-    deployments,
-    rows.map((r) => [
-      r.uuid,
-      r.organizationId,
-      r.workflowUUID,
-      r.status,
-      r.deployedAt,
-      r.txHash,
-      r.errorMessage,
-      r.binaryURL,
-      r.configURL,
-    ]),
+    deployments.name,
+    DEPLOYMENT_COLUMNS,
+    rows.map(deploymentRow),
     'organization_id',
   );
   return written.map((row) => ({ organizationId: row.organization_id }));

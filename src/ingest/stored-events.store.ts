@@ -1,5 +1,6 @@
 import type { Transaction } from '../db/database.js';
-import type { ErrorCount, EventTableRow } from '../db/tables.js';
+import { type ErrorCount, type EventTableRow, orphanEventExecutions } from '../db/tables.js';
+import { unnestInsert } from '../db/unnest-insert.js';
 import { SUCCESSFUL_CALL_STATUSES } from '../rollups/durations.rollup.js';
 import type { EventRecord } from './records.js';
 
@@ -105,9 +106,10 @@ export async function takeOrphans(
 /** Marks executions whose events arrived before them (uuid -> organization). */
 export async function markOrphans(tx: Transaction, orphans: ReadonlyMap<string, string>): Promise<void> {
   if (orphans.size === 0) return;
-  await tx.query(
-    `insert into orphan_event_executions (organization_id, execution_uuid)
-     select * from unnest($1::uuid[], $2::uuid[]) on conflict do nothing`,
-    [[...orphans.values()], [...orphans.keys()]],
+  const insert = unnestInsert(
+    orphanEventExecutions.name,
+    orphanEventExecutions.columns,
+    [...orphans].map(([uuid, organizationId]) => ({ organization_id: organizationId, execution_uuid: uuid })),
   );
+  await tx.query(`${insert.text} on conflict do nothing`, insert.params);
 }

@@ -69,13 +69,16 @@ export async function applyDeltas<D extends string, MS extends Measures>(
   const upsert = unnestUpsert(
     rollup.table,
     rollupColumns(rollup),
-    rows.map((row) => [
-      row.key.organizationId,
-      row.key.grain,
-      new Date(row.key.bucketStart),
-      ...rollup.dimensionNames.map((name) => row.key.dimensions[name]),
-      ...rollup.measureNames.map((name) => sqlValue(row.values[name]!)),
-    ]),
+    rows.map((row) => {
+      const values: Record<string, CopyValue> = {
+        organization_id: row.key.organizationId,
+        grain: row.key.grain,
+        bucket_start: new Date(row.key.bucketStart),
+      };
+      for (const name of rollup.dimensionNames) values[name] = row.key.dimensions[name]!;
+      for (const name of rollup.measureNames) values[name] = sqlValue(row.values[name]!);
+      return values;
+    }),
     addMeasures(rollup),
   );
   await tx.query(upsert.text, upsert.params);

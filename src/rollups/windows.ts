@@ -8,6 +8,29 @@ export interface TimeWindow {
 }
 
 /**
+ * The rollup window of an inclusive window [from, to] of start times in ms (`to` null: open-ended).
+ * Stored timestamps have millisecond precision, so the inclusive bound `to` is the exclusive `to + 1`;
+ * every read of an inclusive window (an aggregate's from..to, a filter's, an objective's ending now)
+ * goes through this one conversion, and `inclusive` is its inverse.
+ */
+export function halfOpen(window: { readonly from: number; readonly to: number }): {
+  from: number;
+  to: number;
+};
+export function halfOpen(window: { readonly from: number; readonly to: number | null }): TimeWindow;
+export function halfOpen(window: { readonly from: number; readonly to: number | null }): TimeWindow {
+  return { from: window.from, to: window.to === null ? null : window.to + 1 };
+}
+
+/** The inclusive window [from, to] of a bounded rollup window [from, to): halfOpen's inverse. */
+export function inclusive(window: { readonly from: number; readonly to: number }): {
+  from: number;
+  to: number;
+} {
+  return { from: window.from, to: window.to - 1 };
+}
+
+/**
  * A piece of a window: answered by the rollup buckets of `grain` seconds that start in
  * [from, to), or (grain RAW) by reading the raw rows whose time lies in [from, to).
  */
@@ -38,8 +61,7 @@ export const SUBTRACTED = -2;
  * Splits a window into the fewest pieces of a rollup's `grains` (finest first) that fit inside it
  * (coarsest grain first) plus the raw partial edges, so that an aggregate over any window costs a
  * bounded amount of work however many rows it covers: the edges are shorter than the finest grain,
- * to whose buckets they are aligned.
- * Stored timestamps have millisecond precision, so an inclusive bound `t` is the exclusive `t + 1`.
+ * to whose buckets they are aligned. An inclusive window is split as halfOpen makes it.
  */
 export function splitWindow(window: TimeWindow, grains: readonly Grain[]): WindowPiece[] {
   const { from, to } = window;

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import type { CopyValue } from '../../src/db/copy-text.js';
+import type { RowValues } from '../../src/db/copy-text.js';
 import type { Columns } from '../../src/db/unnest-insert.js';
 import { copyFresh } from '../../src/ingest/copy-fresh.store.js';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../harness/database.js';
 
-const COLUMNS: Columns = [
+const COLUMNS: Columns<keyof Row> = [
   ['id', 'int'],
   ['label', 'text'],
   ['payload', 'bytea'],
@@ -23,7 +23,16 @@ type Row = {
   amount: string | null;
   doc: string | null;
 };
-const values = (r: Row): CopyValue[] => [r.id, r.label, r.payload, r.at, r.flag, r.amount, r.doc];
+/** A row's values by column name: COPY writes them in COLUMNS' order, whatever the object's own. */
+const values = (r: Row): RowValues<keyof Row> => ({
+  doc: r.doc,
+  amount: r.amount,
+  flag: r.flag,
+  at: r.at,
+  payload: r.payload,
+  label: r.label,
+  id: r.id,
+});
 
 describe(`bulk writes with COPY (${TEST_DB})`, () => {
   let database: TestDatabase;

@@ -1,20 +1,20 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { RowValues } from '../../src/db/copy-text.js';
 import type { Database } from '../../src/db/database.js';
 import { loadMigrations, migrate } from '../../src/db/migrate.js';
 import { monthPartitions, PARTITIONED_TABLES } from '../../src/db/partitions.js';
 import { deployments, workflows } from '../../src/db/tables.js';
-import { unnestInsert } from '../../src/db/unnest-insert.js';
+import { type Columns, unnestInsert } from '../../src/db/unnest-insert.js';
 import { EXECUTION_COLUMNS, executionRow, mergeExecution } from '../../src/ingest/execution-upsert.store.js';
+import { deploymentRow, workflowRow } from '../../src/ingest/ingest.store.js';
 import { EVENT_COLUMNS, eventRow, LOG_COLUMNS, logRow } from '../../src/ingest/lines.store.js';
 import {
-  type DeploymentRecord,
   type EventRecord,
   type ExecutionRecord,
   type IngestRecord,
   type LogRecord,
   parseRecord,
-  type WorkflowRecord,
 } from '../../src/ingest/records.js';
 import { recountRollups } from '../../src/ingest/recount.js';
 import { openTestDatabase, type TestDatabase } from '../harness/database.js';
@@ -35,47 +35,24 @@ async function storeBeforePartitioning(db: Database, raw: readonly unknown[]): P
   const last = <T extends { uuid: string }>(list: T[]) => [...new Map(list.map((r) => [r.uuid, r])).values()];
   const executions = new Map<string, ExecutionRecord>();
   for (const e of of('execution')) executions.set(e.uuid, mergeExecution(executions.get(e.uuid), e));
-  const distinct = <T>(list: T[], row: (r: T) => unknown[]) => {
+  const distinct = <T>(list: T[], row: (r: T) => RowValues<'workflow_execution_uuid' | 'line_hash'>) => {
     const seen = new Set<string>();
     return list.map(row).filter((values) => {
-      const key = `${values[1]}/${Buffer.from(values[2] as Uint8Array).toString('hex')}`;
+      const key = `${values.workflow_execution_uuid}/${Buffer.from(values.line_hash as Uint8Array).toString('hex')}`;
       return !seen.has(key) && seen.add(key);
     });
   };
   await db.transaction(async (tx) => {
-    const insert = async (table: string, columns: Parameters<typeof unnestInsert>[1], rows: unknown[][]) => {
+    const insert = async (table: string, columns: Columns, rows: readonly RowValues[]) => {
       if (rows.length === 0) return;
-      const statement = unnestInsert(table, columns, rows as never);
+      const statement = unnestInsert(table, columns, rows);
       await tx.query(statement.text, statement.params);
     };
-    await insert(
-      'workflows',
-      workflows.columnsWithout('updated_at'),
-      last(of('workflow')).map((w: WorkflowRecord) => [
-        w.uuid,
-        w.organizationId,
-        w.workflowId,
-        w.name,
-        w.ownerAddress,
-        w.status,
-        w.registeredAt,
-        w.workflowSource,
-      ]),
-    );
+    await insert('workflows', workflows.columnsWithout('updated_at'), last(of('workflow')).map(workflowRow));
     await insert(
       'deployments',
       deployments.columnsWithout('updated_at'),
-      last(of('deployment')).map((d: DeploymentRecord) => [
-        d.uuid,
-        d.organizationId,
-        d.workflowUUID,
-        d.status,
-        d.deployedAt,
-        d.txHash,
-        d.errorMessage,
-        d.binaryURL,
-        d.configURL,
-      ]),
+      last(of('deployment')).map(deploymentRow),
     );
     await insert('executions', EXECUTION_COLUMNS, [...executions.values()].map(executionRow));
     await insert('execution_logs', LOG_COLUMNS, distinct(of('log') as LogRecord[], logRow));

@@ -231,6 +231,43 @@ describe('SQL statements per page', () => {
     }
   });
 
+  it("reads the details of deploymentImpact's error groups in one statement, whatever the number of deployments", async () => {
+    const org = tenant.organizationId;
+    const wf = workflow(org);
+    const w = wf.uuid as string;
+    const at = (day: number, minute = 0) => new Date(Date.UTC(2026, 4, day, 0, minute)).toISOString();
+    // Three deployments a day apart; after each, failures with an error never seen before it.
+    const records: Record<string, unknown>[] = [wf];
+    // Messages apart in more than their variable parts: each its own error group.
+    const message = (day: number) => ['disk full', 'quota exceeded', 'signature invalid'][day - 1]!;
+    for (const day of [1, 2, 3]) {
+      records.push(deployment(org, w, { deployedAt: at(day) }));
+      for (const minute of [10, 20])
+        records.push(
+          execution(org, w, {
+            status: 'FAILURE',
+            startedAt: at(day, minute),
+            errors: [{ error: message(day), count: 1 }],
+          }),
+        );
+    }
+    await ingest(database.db, records);
+    const query = `query($input: DeploymentImpactInput!) { deploymentImpact(input: $input) {
+      data { newErrorGroups { fingerprint sampleMessage firstSeenAt lastSeenAt } } } }`;
+    const sightings = (statements: string[]) => statements.filter((sql) => /first_seen_at/.test(sql));
+    const one = await statementsFor(query, { input: { workflowUUID: w, page: { size: 1 } } });
+    const three = await statementsFor(query, { input: { workflowUUID: w, page: { size: 3 } } });
+    assert.deepEqual(
+      three.data.deploymentImpact.data.map((d: { newErrorGroups: Array<{ sampleMessage: string }> }) =>
+        d.newErrorGroups.map((g) => g.sampleMessage),
+      ),
+      [['signature invalid'], ['quota exceeded'], ['disk full']],
+    );
+    assert.equal(sightings(one.statements).length, 1, one.statements.join('\n---\n'));
+    assert.equal(sightings(three.statements).length, 1, three.statements.join('\n---\n'));
+    assert.equal(three.statements.length, one.statements.length, three.statements.join('\n---\n'));
+  });
+
   it('searches logs for a page and its count in one statement, and for either alone in one', async () => {
     const { data: page } = await statementsFor(
       'query($w: String!) { workflowExecutions(input: {workflowUuid: $w, page: {size: 1}}) { data { uuid } } }',

@@ -19,7 +19,7 @@ export async function runTransaction<T>(run: RunStatement, fn: (tx: Transaction)
       return (await run({ op: 'query', text, params })) as Row[];
     },
     async copyIn(table, columns, rows) {
-      await run({ op: 'copy', text: copyStatement(table, columns), chunks: [...copyChunks(rows)] });
+      await run({ op: 'copy', text: copyStatement(table, columns), chunks: [...copyChunks(rows, columns)] });
     },
   };
   let value: T;

@@ -1,21 +1,15 @@
-import { normalizeUuid } from '../../lib/uuid.js';
 import { countWindows } from '../../rollups/execution-counts.store.js';
 import type { Resolvers } from '../resolver-types.generated.js';
 import { activityBuckets, windowOf } from '../shared/time-window.js';
-import { findWorkflow } from '../workflows/workflows.store.js';
+import { workflowScope } from '../shared/workflow-scope.js';
 
 export const activityResolvers: Resolvers = {
   Query: {
     workflowActivity: async (_parent, { input }, ctx) => {
       // The bucket count is checked by arithmetic before any bucket is made (time-window.ts).
       const buckets = activityBuckets(windowOf(input));
-      let workflowUuid: string | null = null;
-      if (input.workflowUUID !== undefined && input.workflowUUID !== null) {
-        const uuid = normalizeUuid(input.workflowUUID);
-        if (uuid === undefined || !(await findWorkflow(ctx.db, ctx.organizationId, uuid)))
-          return { data: [] };
-        workflowUuid = uuid;
-      }
+      const workflowUuid = await workflowScope(ctx, input.workflowUUID, 'none');
+      if (workflowUuid === undefined) return { data: [] };
       const counts = await countWindows(
         ctx.db,
         ctx.organizationId,

@@ -1,9 +1,8 @@
-import { badInput, notFound } from '../../errors.js';
-import { normalizeUuid } from '../../lib/uuid.js';
+import { badInput } from '../../errors.js';
 import type { AnomalyMetric } from '../../schema/schema-types.generated.js';
 import type { Resolvers } from '../resolver-types.generated.js';
 import { activityBuckets, windowOf } from '../shared/time-window.js';
-import { findWorkflow } from '../workflows/workflows.store.js';
+import { workflowScope } from '../shared/workflow-scope.js';
 import { detectAnomalies } from './anomalies.service.js';
 import { workflowNames } from './anomalies.store.js';
 import { DEFAULT_SENSITIVITY } from './anomaly-detection.js';
@@ -35,13 +34,7 @@ export const anomaliesResolvers: Resolvers = {
       const sensitivity = sensitivityOf(input.sensitivity);
       const asked = new Set<AnomalyMetric>(input.metrics ?? METRICS);
       const metrics = METRICS.filter((metric) => asked.has(metric));
-      let workflowUuid: string | null = null;
-      if (input.workflowUUID !== undefined && input.workflowUUID !== null) {
-        const uuid = normalizeUuid(input.workflowUUID);
-        if (uuid === undefined || !(await findWorkflow(db, organizationId, uuid)))
-          throw notFound('workflow not found');
-        workflowUuid = uuid;
-      }
+      const workflowUuid = await workflowScope(ctx, input.workflowUUID, 'notFound');
       const all = await detectAnomalies(db, organizationId, {
         buckets,
         width,

@@ -1,8 +1,8 @@
-import { normalizeUuid } from '../../lib/uuid.js';
 import { percentiles } from '../durations/percentiles.js';
 import type { Resolvers } from '../resolver-types.generated.js';
 import { toPaging } from '../shared/paging.js';
 import { windowOf } from '../shared/time-window.js';
+import { workflowScope } from '../shared/workflow-scope.js';
 import { type CapabilityCalls, capabilityCalls } from './capabilities.store.js';
 
 function toCapabilityStats(calls: CapabilityCalls) {
@@ -22,12 +22,8 @@ export const capabilitiesResolvers: Resolvers = {
     capabilityStats: async (_parent, { input }, ctx) => {
       const window = windowOf(input);
       const paging = toPaging(input.page);
-      let workflowUuid: string | null = null;
-      if (input.workflowUUID !== undefined && input.workflowUUID !== null) {
-        const uuid = normalizeUuid(input.workflowUUID);
-        if (uuid === undefined) return { data: [], count: 0 };
-        workflowUuid = uuid;
-      }
+      const workflowUuid = await workflowScope(ctx, input.workflowUUID, 'unchecked');
+      if (workflowUuid === undefined) return { data: [], count: 0 };
       const all = (await capabilityCalls(ctx.db, ctx.organizationId, window, workflowUuid)).sort(
         (a, b) => b.failures - a.failures || (a.capabilityId < b.capabilityId ? -1 : 1),
       );

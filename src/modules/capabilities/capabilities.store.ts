@@ -2,6 +2,7 @@ import type { Queryable } from '../../db/database.js';
 import { BinCounts } from '../../rollups/bin-counts.js';
 import { durations, EXECUTION_LEVEL } from '../../rollups/durations.rollup.js';
 import { readWindows } from '../../rollups/rollup-reader.store.js';
+import { halfOpen } from '../../rollups/windows.js';
 
 export interface CapabilityCalls {
   readonly capabilityId: string;
@@ -21,7 +22,7 @@ export async function capabilityCalls(
     db,
     durations,
     organizationId,
-    [{ key: 0, from: window.from, to: window.to + 1, workflowUuid }],
+    [{ key: 0, ...halfOpen(window), workflowUuid }],
     {
       groupBy: ['capability_id', 'status'],
       // The executions' own rows (capability '') are the widest histograms and none of the answer.

@@ -1,6 +1,7 @@
 import { notFound } from '../../errors.js';
 import { MIN_TIME } from '../../lib/time.js';
 import { normalizeUuid } from '../../lib/uuid.js';
+import { inclusive } from '../../rollups/windows.js';
 import { subfieldNames } from '../../schema/selected-fields.js';
 import { toDeployment } from '../deployments/deployment.mapper.js';
 import {
@@ -9,11 +10,11 @@ import {
   findDeployment,
   listDeployments,
 } from '../deployments/deployments.store.js';
-import { groupPage } from '../error-groups/error-group-page.js';
+import { toErrorGroups } from '../error-groups/error-group.mapper.js';
 import type { GroupCount } from '../error-groups/error-groups.store.js';
 import type { Resolvers } from '../resolver-types.generated.js';
 import { toPaging } from '../shared/paging.js';
-import { findWorkflow } from '../workflows/workflows.store.js';
+import { workflowScope } from '../shared/workflow-scope.js';
 import {
   groupsInWindows,
   groupsSeenBefore,
@@ -51,9 +52,7 @@ export const deploymentImpactResolvers: Resolvers = {
   Query: {
     deploymentImpact: async (_parent, { input }, ctx, info) => {
       const { db, organizationId } = ctx;
-      const workflowUuid = normalizeUuid(input.workflowUUID);
-      if (workflowUuid === undefined || !(await findWorkflow(db, organizationId, workflowUuid)))
-        throw notFound('workflow not found');
+      const workflowUuid = await workflowScope(ctx, input.workflowUUID, 'notFound');
       const { rows, count } = await deploymentsAsked(db, organizationId, workflowUuid, input);
       if (rows.length === 0) return { data: [], count };
       const now = ctx.now();
@@ -104,15 +103,11 @@ export const deploymentImpactResolvers: Resolvers = {
         const afterSummary = summarize(after);
         const listed = (span: Span, list: GroupCount[]) => {
           list.sort((a, b) => b.occurrences - a.occurrences || (a.fingerprint < b.fingerprint ? -1 : 1));
-          const page = groupPage(
-            db,
-            organizationId,
-            { from: span.from, to: span.to - 1 },
-            { workflowUuid, capabilityId: null },
-            list.map((group) => group.fingerprint),
+          return toErrorGroups(
+            list,
+            { window: inclusive(span), filter: { workflowUuid, capabilityId: null } },
             null,
           );
-          return list.map((group) => ({ ...group, page }));
         };
         let newErrorGroups: ReturnType<typeof listed> = [];
         let resolvedErrorGroups: ReturnType<typeof listed> = [];

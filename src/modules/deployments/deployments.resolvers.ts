@@ -5,6 +5,7 @@ import type { WorkflowDeploymentsInput } from '../../schema/schema-types.generat
 import type { Resolvers } from '../resolver-types.generated.js';
 import { listParent } from '../shared/list-parent.js';
 import { checkListBound, checkRange, likePattern, searchText } from '../shared/paging.js';
+import { workflowUuidOf } from '../shared/workflow-scope.js';
 import { toDeployment } from './deployment.mapper.js';
 import { createDeploymentLoaders } from './deployments.loaders.js';
 import {
@@ -18,8 +19,8 @@ function toFilter(input: WorkflowDeploymentsInput<ApiScalars>): DeploymentFilter
   checkListBound('status', input.status, 10);
   checkRange(input.from, input.to);
   const search = searchText(input.search);
-  const workflowUuid = normalizeUuid(input.workflowUUID);
-  if (workflowUuid === undefined) return undefined;
+  const workflowUuid = workflowUuidOf(input.workflowUUID);
+  if (!workflowUuid) return undefined;
   return {
     workflowUuid,
     statuses: input.status ?? undefined,

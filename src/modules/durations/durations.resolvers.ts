@@ -1,9 +1,9 @@
-import { normalizeUuid } from '../../lib/uuid.js';
 import { BinCounts } from '../../rollups/bin-counts.js';
 import { displayHistogram } from '../../rollups/duration-bins.js';
 import type { Resolvers } from '../resolver-types.generated.js';
 import { checkListBound } from '../shared/paging.js';
 import { windowOf } from '../shared/time-window.js';
+import { workflowScope } from '../shared/workflow-scope.js';
 import { type DurationSummary, summarizeDurations } from './durations.store.js';
 import { percentiles } from './percentiles.js';
 
@@ -37,12 +37,8 @@ export const durationsResolvers: Resolvers = {
     durationStats: async (_parent, { input }, ctx) => {
       checkListBound('status', input.status, 10);
       const window = windowOf(input);
-      let workflowUuid: string | null = null;
-      if (input.workflowUUID !== undefined && input.workflowUUID !== null) {
-        const uuid = normalizeUuid(input.workflowUUID);
-        if (uuid === undefined) return { data: toDurationStats(EMPTY) };
-        workflowUuid = uuid;
-      }
+      const workflowUuid = await workflowScope(ctx, input.workflowUUID, 'unchecked');
+      if (workflowUuid === undefined) return { data: toDurationStats(EMPTY) };
       const summary = await summarizeDurations(ctx.db, ctx.organizationId, window, {
         workflowUuid,
         capabilityId: input.capabilityID ?? null,

@@ -2,6 +2,7 @@ import type { Queryable } from '../../db/database.js';
 import { BinCounts } from '../../rollups/bin-counts.js';
 import { durations, EXECUTION_LEVEL } from '../../rollups/durations.rollup.js';
 import { readWindows } from '../../rollups/rollup-reader.store.js';
+import { halfOpen } from '../../rollups/windows.js';
 
 export interface DurationFilter {
   /** null: every visible workflow. */
@@ -30,7 +31,7 @@ export async function summarizeDurations(
     db,
     durations,
     organizationId,
-    [{ key: 0, from: window.from, to: window.to + 1, workflowUuid: filter.workflowUuid }],
+    [{ key: 0, ...halfOpen(window), workflowUuid: filter.workflowUuid }],
     {
       where: { capability_id: [filter.capabilityId ?? EXECUTION_LEVEL], status: filter.statuses },
       groupBy: [],

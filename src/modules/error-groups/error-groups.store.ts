@@ -4,6 +4,7 @@ import { errorGroupOf } from '../../rollups/fingerprint.js';
 import { DAY_GRAIN } from '../../rollups/grains.js';
 import { isVisibleWorkflow } from '../../rollups/rollup.js';
 import { type RollupWindow, readWindows } from '../../rollups/rollup-reader.store.js';
+import { halfOpen } from '../../rollups/windows.js';
 
 export interface GroupFilter {
   /** null: every visible workflow. */
@@ -46,7 +47,7 @@ export async function rankGroups(
   filter: GroupFilter,
   withSpread: boolean,
 ): Promise<RankedGroups> {
-  const windows = [{ key: 0, from: window.from, to: window.to + 1, workflowUuid: filter.workflowUuid }];
+  const windows = [{ key: 0, ...halfOpen(window), workflowUuid: filter.workflowUuid }];
   const rankLevel = filter.capabilityId ?? ANY_LEVEL;
   const rows = withSpread
     ? await readWindows(db, errorGroupCounts, organizationId, windows, {

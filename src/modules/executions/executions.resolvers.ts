@@ -1,6 +1,7 @@
 import { retainedFrom } from '../../db/partitions.js';
 import { normalizeUuid } from '../../lib/uuid.js';
 import { countWindows } from '../../rollups/execution-counts.store.js';
+import { halfOpen } from '../../rollups/windows.js';
 import type { ApiScalars } from '../../schema/scalars.js';
 import type { WorkflowExecutionsInput } from '../../schema/schema-types.generated.js';
 import type { RequestContext } from '../context.js';
@@ -8,6 +9,7 @@ import type { Resolvers } from '../resolver-types.generated.js';
 import { LINE_OVERHEAD_BYTES, megabytes } from '../shared/answer-budget.js';
 import { listParent } from '../shared/list-parent.js';
 import { checkListBound, checkRange, likePattern, type Paging, searchText } from '../shared/paging.js';
+import { workflowUuidOf } from '../shared/workflow-scope.js';
 import { SEEK_MIN_OFFSET, seekStartedAt } from './deep-page.js';
 import { toEvent, toExecution, toLog } from './execution.mapper.js';
 import {
@@ -29,13 +31,10 @@ function toFilter(input: WorkflowExecutionsInput<ApiScalars>): ExecutionFilter |
   checkListBound('status', input.status, 10);
   checkRange(input.from, input.to);
   const search = searchText(input.search);
-  let workflowUuid: string | undefined;
-  if (input.workflowUuid !== undefined && input.workflowUuid !== null) {
-    workflowUuid = normalizeUuid(input.workflowUuid);
-    if (workflowUuid === undefined) return undefined;
-  }
+  const workflowUuid = workflowUuidOf(input.workflowUuid);
+  if (workflowUuid === undefined) return undefined;
   return {
-    workflowUuid,
+    workflowUuid: workflowUuid ?? undefined,
     statuses: input.status ?? undefined,
     search: search === undefined ? undefined : likePattern(search),
     from: input.from ?? undefined,
@@ -57,10 +56,7 @@ async function countExecutions(ctx: RequestContext, listed: ExecutionFilter): Pr
   if (listed.search !== undefined || (listed.errorFingerprint !== undefined && listed.statuses !== undefined))
     return countExecutionsByScan(ctx.db, ctx.organizationId, listed);
   const filter = await retained(ctx, listed);
-  const window = {
-    from: filter.from?.getTime() ?? 0,
-    to: filter.to === undefined ? null : filter.to.getTime() + 1,
-  };
+  const window = halfOpen({ from: filter.from?.getTime() ?? 0, to: filter.to?.getTime() ?? null });
   if (filter.errorFingerprint !== undefined)
     return countExecutionsWithGroup(
       ctx.db,

@@ -1,8 +1,13 @@
-import type { LogMatchRow } from './log-search.store.js';
+import type { Paging } from '../shared/paging.js';
+import type { LogSearch } from './log-search.store.js';
 
-/** A `searchExecutionLogs` answer: the page and the counts are read only when selected. */
+/**
+ * A `searchExecutionLogs` answer: the search asked (null when no line can match) and its page. The
+ * page and the counts are read only when selected, by the request's loaders (log-search.loaders.ts);
+ * `together` when both are selected, so that one reading of the matches gives both.
+ */
 export interface SearchParent {
-  readonly page: () => Promise<LogMatchRow[]>;
-  /** Matches counted up to one past the cap, once for both count fields. */
-  readonly count: () => Promise<number>;
+  readonly search: LogSearch | null;
+  readonly paging: Paging;
+  readonly together: boolean;
 }

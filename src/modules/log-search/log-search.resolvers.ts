@@ -1,15 +1,37 @@
 import { badInput } from '../../errors.js';
-import { once } from '../../lib/once.js';
-import { normalizeUuid } from '../../lib/uuid.js';
 import { subfieldNames } from '../../schema/selected-fields.js';
+import type { RequestContext } from '../context.js';
 import type { Resolvers } from '../resolver-types.generated.js';
 import { LINE_OVERHEAD_BYTES, megabytes } from '../shared/answer-budget.js';
 import { checkTextBound, likePattern, toPaging } from '../shared/paging.js';
 import { windowOf } from '../shared/time-window.js';
-import { countLogMatches, type LogSearch, searchLogs, searchLogsCounted } from './log-search.store.js';
+import { workflowScope } from '../shared/workflow-scope.js';
+import { type Asked, createLogSearchLoaders, MAX_COUNTED_MATCHES } from './log-search.loaders.js';
+import type { SearchParent } from './log-search.mapper.js';
+import type { LogMatchRow, LogSearch } from './log-search.store.js';
 
-/** Matches counted exactly up to this many; pages end there too. */
-export const MAX_COUNTED_MATCHES = 10_000;
+export { MAX_COUNTED_MATCHES };
+
+/** The answer's search, when a line can match it. */
+const asked = (parent: SearchParent) => (parent.search === null ? null : (parent as Asked));
+
+/** The page of a search: read alone, or with the count when both are selected. */
+async function pageOf(parent: SearchParent, ctx: RequestContext): Promise<LogMatchRow[]> {
+  const search = asked(parent);
+  if (search === null) return [];
+  const loaders = ctx.loaders.of(createLogSearchLoaders);
+  const together = search.together ? (await loaders.together.load(search)).page : undefined;
+  return together ?? loaders.page.load(search);
+}
+
+/** The matches counted up to one past MAX_COUNTED_MATCHES. */
+async function countOf(parent: SearchParent, ctx: RequestContext): Promise<number> {
+  const search = asked(parent);
+  if (search === null) return 0;
+  const loaders = ctx.loaders.of(createLogSearchLoaders);
+  return search.together ? (await loaders.together.load(search)).count : loaders.count.load(search);
+}
+
 const MIN_QUERY_LENGTH = 3;
 
 export const logSearchResolvers: Resolvers = {
@@ -26,12 +48,11 @@ export const logSearchResolvers: Resolvers = {
           `searchExecutionLogs pages end at match ${MAX_COUNTED_MATCHES}: narrow the window or the query to see older matches`,
         );
       }
-      let workflowUuid: string | null = null;
-      if (input.workflowUUID !== undefined && input.workflowUUID !== null) {
-        const uuid = normalizeUuid(input.workflowUUID);
-        if (uuid === undefined) return { page: async () => [], count: async () => 0 };
-        workflowUuid = uuid;
-      }
+      const workflowUuid = await workflowScope(ctx, input.workflowUUID, 'unchecked');
+      const selected = subfieldNames(info);
+      // Both: one reading of the matches gives the count and, below the cap, the page.
+      const together = selected.has('data') && (selected.has('count') || selected.has('countIsExact'));
+      if (workflowUuid === undefined) return { search: null, paging, together };
       const search: LogSearch = {
         pattern: likePattern(input.query),
         workflowUuid,
@@ -39,26 +60,12 @@ export const logSearchResolvers: Resolvers = {
         from: new Date(window.from),
         to: new Date(window.to),
       };
-      const cap = MAX_COUNTED_MATCHES + 1;
-      const pageAlone = () => searchLogs(ctx.db, ctx.organizationId, search, paging);
-      const selected = subfieldNames(info);
-      if (selected.has('data') && (selected.has('count') || selected.has('countIsExact'))) {
-        // Both: one reading of the matches gives the count and, below the cap, the page.
-        const both = once(() => searchLogsCounted(ctx.db, ctx.organizationId, search, paging, cap));
-        return {
-          page: async () => (await both()).page ?? (await pageAlone()),
-          count: async () => (await both()).count,
-        };
-      }
-      return {
-        page: pageAlone,
-        count: once(() => countLogMatches(ctx.db, ctx.organizationId, search, cap)),
-      };
+      return { search, paging, together };
     },
   },
   SearchExecutionLogsOutput: {
     data: async (parent, _args, ctx) => {
-      const rows = await parent.page();
+      const rows = await pageOf(parent, ctx);
       // A page is at most 100 lines: it is measured once read, and refused before it is answered.
       const textBytes = rows.reduce(
         (sum, row) => sum + Buffer.byteLength(row.message) + Buffer.byteLength(row.node_id),
@@ -78,7 +85,7 @@ export const logSearchResolvers: Resolvers = {
         message: row.message,
       }));
     },
-    count: async (parent) => Math.min(await parent.count(), MAX_COUNTED_MATCHES),
-    countIsExact: async (parent) => (await parent.count()) <= MAX_COUNTED_MATCHES,
+    count: async (parent, _args, ctx) => Math.min(await countOf(parent, ctx), MAX_COUNTED_MATCHES),
+    countIsExact: async (parent, _args, ctx) => (await countOf(parent, ctx)) <= MAX_COUNTED_MATCHES,
   },
 };

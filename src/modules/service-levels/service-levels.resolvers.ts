@@ -1,5 +1,5 @@
-import { normalizeUuid } from '../../lib/uuid.js';
 import type { Resolvers } from '../resolver-types.generated.js';
+import { workflowScope } from '../shared/workflow-scope.js';
 import { figuresOf } from './burn-rates.js';
 import { listObjectives } from './objectives.store.js';
 import { toServiceLevel } from './service-level.mapper.js';
@@ -8,13 +8,9 @@ import { readObjectiveCounts, workflowNames } from './service-levels.store.js';
 export const serviceLevelsResolvers: Resolvers = {
   Query: {
     serviceLevels: async (_parent, { input }, ctx) => {
-      let workflowUuid: string | null = null;
-      if (input.workflowUUID !== undefined && input.workflowUUID !== null) {
-        const uuid = normalizeUuid(input.workflowUUID);
-        // Not a uuid: no workflow has it, so none of its objectives exist.
-        if (uuid === undefined) return { data: [] };
-        workflowUuid = uuid;
-      }
+      const workflowUuid = await workflowScope(ctx, input.workflowUUID, 'unchecked');
+      // Not a uuid: no workflow has it, so none of its objectives exist.
+      if (workflowUuid === undefined) return { data: [] };
       const objectives = await listObjectives(ctx.db, ctx.organizationId, workflowUuid);
       if (objectives.length === 0) return { data: [] };
       const now = ctx.now();

@@ -15,7 +15,7 @@ import { durations, EXECUTION_LEVEL } from '../../rollups/durations.rollup.js';
 import { executionCounts } from '../../rollups/execution-counts.rollup.js';
 import type { Grain } from '../../rollups/grains.js';
 import { type RollupWindow, readWindows } from '../../rollups/rollup-reader.store.js';
-import { splitWindow } from '../../rollups/windows.js';
+import { halfOpen, splitWindow } from '../../rollups/windows.js';
 import { BURN_WINDOWS, type Counts } from './burn-rates.js';
 
 /** Finished, as section 7 means it. */
@@ -60,11 +60,11 @@ class SegmentedWindows {
 
   /** Makes the segments of every window added; call once, after the last add. */
   cut(): void {
-    // Both ends inclusive, as section 5's windows: `to` is exclusive in a rollup window.
-    const end = this.now + 1;
+    // Both ends inclusive, as section 5's windows: each is [now - length, now].
+    const end = halfOpen({ from: this.now, to: this.now }).to;
     const edges = new Set<number>([end]);
     for (const length of this.lengths)
-      for (const piece of splitWindow({ from: this.now - length, to: end }, this.grains)) {
+      for (const piece of splitWindow(halfOpen({ from: this.now - length, to: this.now }), this.grains)) {
         edges.add(piece.from);
         if (piece.to !== null) edges.add(piece.to);
       }
