@@ -39,7 +39,10 @@ const CONCURRENCY = Number(process.env.WFAPI_TEST_CONCURRENCY) || Math.max(2, av
 /** The groups of one database's phase; `first` is whether it is the run's first phase. */
 const groupsFor = (first) =>
   [
-    { files: files.filter((file) => !isAlone(file) && (first || !anyDatabase(file))), concurrency: CONCURRENCY },
+    {
+      files: files.filter((file) => !isAlone(file) && (first || !anyDatabase(file))),
+      concurrency: CONCURRENCY,
+    },
     { files: files.filter(isAlone), concurrency: 1 },
   ].filter((group) => group.files.length > 0);
 /** The longest one file may run (the slowest take about a minute on a loaded machine). */
