@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN_TOKEN, adminGql } from '../admin/admin-request.js';
+import { runCli } from '../harness/cli.js';
 import { createTenant, execution, ingest, workflow } from '../harness/fixtures.js';
-import { runCli } from '../harness/process.js';
 import { useServer } from '../harness/suite.js';
 import { CREATE_ALERT_RULE, deliveriesWhen, REDELIVER } from './alerts-request.js';
 import { type Receiver, startReceiver } from './receiver.js';

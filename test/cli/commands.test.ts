@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { runCli } from '../harness/cli.js';
 import { type Dataset, seedDataset } from '../harness/dataset.js';
 import { createTenant, execution, ingest, log, type Tenant, workflow } from '../harness/fixtures.js';
-import { freePort, runCli } from '../harness/process.js';
+import { freePort } from '../harness/process.js';
 import { useServer } from '../harness/suite.js';
 
 const ESC = '\u001b[';
