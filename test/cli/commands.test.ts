@@ -56,6 +56,21 @@ describe('the wfapi client commands', () => {
     assert.match(missing.stderr, /no API key: set WFAPI_API_KEY or pass --api-key/);
   });
 
+  it('takes its connection from the environment it is given, never from the process it runs in', async () => {
+    // The tests run the CLI in their own process: a key in process.env must not reach the run.
+    const { key } = await createTenant(ctx.db);
+    const saved = process.env.WFAPI_API_KEY;
+    process.env.WFAPI_API_KEY = key;
+    try {
+      const missing = await runCli(['whoami'], { WFAPI_URL: ctx.server.url });
+      assert.equal(missing.code, 2);
+      assert.match(missing.stderr, /no API key: set WFAPI_API_KEY or pass --api-key/);
+    } finally {
+      if (saved === undefined) delete process.env.WFAPI_API_KEY;
+      else process.env.WFAPI_API_KEY = saved;
+    }
+  });
+
   it('exits 5 naming the address when the server cannot be reached', async () => {
     const url = `http://127.0.0.1:${await freePort()}`;
     const result = await runCli(['whoami', '--url', url, '--api-key', 'wfk_x']);
