@@ -10,7 +10,7 @@
 import { Readable, Writable } from 'node:stream';
 import type { CliIo } from '../../src/cli/io.js';
 import { run } from '../../src/cli/run.js';
-import { type CliResult, cleanEnv, startWfapi } from './process.js';
+import { type CliResult, cleanEnv, runCliProcess } from './process.js';
 
 /** Commands that serve until a signal ends their process: they run only as child processes. */
 const PROCESS_COMMANDS: ReadonlySet<string> = new Set(['serve', 'demo', 'ingest-worker']);
@@ -57,7 +57,7 @@ export async function runCli(
   timeoutMs = 60_000,
 ): Promise<CliResult> {
   if (PROCESS_COMMANDS.has(args[0] ?? '')) {
-    return startWfapi(args, { env: cleanEnv(env), stdin, timeoutMs }).result();
+    return runCliProcess(args, env, stdin, timeoutMs);
   }
   const streams = memoryIo(cleanEnv(env), stdin);
   let timer: NodeJS.Timeout | undefined;

@@ -17,8 +17,8 @@ const SOURCE_CLI = join(ROOT, 'src/cli/dev.ts');
 export const COMPILED_CLI = join(ROOT, 'bin/wfapi.js');
 /**
  * The CLI the tests run: the compiled one when scripts/test.mjs has made sure dist/ is built from
- * the sources as they are (WFAPI_TEST_CLI=compiled: it starts in half the CPU time, and the suite
- * starts it a few hundred times), else the sources through tsx (a file run on its own).
+ * the sources as they are (WFAPI_TEST_CLI=compiled: it starts in half the CPU time), else the
+ * sources through tsx (a file run on its own).
  */
 const TEST_CLI = process.env.WFAPI_TEST_CLI === 'compiled' ? COMPILED_CLI : SOURCE_CLI;
 /** Node's arguments that run the test CLI: `[...cliArgs(), command, ...]`. */
