@@ -1,5 +1,11 @@
 #!/usr/bin/env node
 // The `wfapi` command: a shim over the compiled CLI (`npm install` builds dist/ via `prepare`).
-import { run } from '../dist/cli/run.js';
+import { processSignals, run } from '../dist/cli/run.js';
 
-process.exitCode = await run(process.argv.slice(2));
+process.exitCode = await run(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  stdin: process.stdin,
+  env: process.env,
+  onSignal: processSignals,
+});

@@ -149,9 +149,10 @@ function runOn(target, template, { files, concurrency }) {
 }
 
 /**
- * The tests start the CLI a few hundred times (WFAPI_TEST_CLI=compiled): from dist/ it starts in
- * half the CPU time it takes through tsx. dist/ is rebuilt first when it was not built from the
- * sources as they are now.
+ * The tests start the CLI as a child process where they need one (servers, signals, the shipped
+ * bin; the other commands run in the test's process): WFAPI_TEST_CLI=compiled, since from dist/
+ * it starts in half the CPU time it takes through tsx. bin.test.ts runs dist/ in any case. dist/
+ * is rebuilt first when it was not built from the sources as they are now.
  */
 try {
   execFileSync(process.execPath, ['scripts/build-stamp.mjs', 'fresh'], { stdio: 'ignore' });

@@ -2,6 +2,7 @@ import { type Command, Option } from 'commander';
 import { type AdminConnection, adminEndpoint } from './admin-client.js';
 import { DEFAULT_URL } from './client-options.js';
 import { CliError, EXIT } from './exit-codes.js';
+import type { CliIo } from './io.js';
 import { type Palette, stdoutPalette } from './render/colors.js';
 import { writeJson, writeText } from './render/output.js';
 
@@ -46,8 +47,8 @@ export function printResult<T>(
   result: T,
   flags: AdminFlags,
   render: (result: T, p: Palette) => string,
-  env: Readonly<Record<string, string | undefined>>,
+  io: CliIo,
 ): void {
-  if (flags.json) writeJson(result);
-  else writeText(render(result, stdoutPalette(env)));
+  if (flags.json) writeJson(io, result);
+  else writeText(io, render(result, stdoutPalette(io)));
 }

@@ -30,6 +30,17 @@ export class CliError extends Error {
   }
 }
 
+/**
+ * Ends a command with an exit code and nothing more to say: the command has already told what
+ * went wrong (its summary of rejected lines, that the output is incomplete).
+ */
+export class QuietExit extends CliError {
+  override name = 'QuietExit';
+  constructor(exitCode: number) {
+    super(`exit ${exitCode}`, exitCode);
+  }
+}
+
 /** What is known of a failed request. */
 export interface RequestFailure {
   /** The error code the server named (`extensions.code`), or the SDK's own (NETWORK_ERROR, TIMEOUT, HTTP_<status>). */

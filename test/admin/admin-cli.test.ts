@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { describe, it } from 'node:test';
-import { type CliResult, runCli } from '../harness/process.js';
+import { runCli } from '../harness/cli.js';
+import type { CliResult } from '../harness/process.js';
 import { startServer } from '../harness/server.js';
 import { useServer } from '../harness/suite.js';
 import { ADMIN_TOKEN } from './admin-request.js';

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN_TOKEN } from '../admin/admin-request.js';
+import { runCli } from '../harness/cli.js';
 import { createTenant, execution, ingest, workflow } from '../harness/fixtures.js';
-import { type CliResult, runCli } from '../harness/process.js';
+import type { CliResult } from '../harness/process.js';
 import { useServer } from '../harness/suite.js';
 import { type Receiver, startReceiver } from './receiver.js';
 

@@ -2,9 +2,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { runCli } from '../harness/cli.js';
 import { type Dataset, seedDataset } from '../harness/dataset.js';
 import { createTenant, execution, ingest, log, type Tenant, workflow } from '../harness/fixtures.js';
-import { freePort, runCli } from '../harness/process.js';
+import { freePort } from '../harness/process.js';
 import { useServer } from '../harness/suite.js';
 
 const ESC = '\u001b[';
@@ -54,6 +55,21 @@ describe('the wfapi client commands', () => {
     const missing = await runCli(['workflows'], { WFAPI_URL: ctx.server.url });
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /no API key: set WFAPI_API_KEY or pass --api-key/);
+  });
+
+  it('takes its connection from the environment it is given, never from the process it runs in', async () => {
+    // The tests run the CLI in their own process: a key in process.env must not reach the run.
+    const { key } = await createTenant(ctx.db);
+    const saved = process.env.WFAPI_API_KEY;
+    process.env.WFAPI_API_KEY = key;
+    try {
+      const missing = await runCli(['whoami'], { WFAPI_URL: ctx.server.url });
+      assert.equal(missing.code, 2);
+      assert.match(missing.stderr, /no API key: set WFAPI_API_KEY or pass --api-key/);
+    } finally {
+      if (saved === undefined) delete process.env.WFAPI_API_KEY;
+      else process.env.WFAPI_API_KEY = saved;
+    }
   });
 
   it('exits 5 naming the address when the server cannot be reached', async () => {

@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { runCli } from '../harness/cli.js';
 import { createTenant } from '../harness/fixtures.js';
-import { runCli } from '../harness/process.js';
 import { useServer } from '../harness/suite.js';
 
 describe('the CLI against a server started with WFAPI_SCHEMA=hosted and no ingest token', () => {

@@ -3,10 +3,11 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
+import { runCli } from '../harness/cli.js';
 import { type Dataset, seedDataset } from '../harness/dataset.js';
 import { createTenant, execution, ingest, type Tenant } from '../harness/fixtures.js';
 import { OtlpReceiver } from '../harness/otlp-receiver.js';
-import { cleanEnv, freePort, runCli, startWfapi } from '../harness/process.js';
+import { cleanEnv, freePort, startWfapi } from '../harness/process.js';
 import { useServer } from '../harness/suite.js';
 
 const SERVER = 2;

@@ -7,9 +7,9 @@ import { INGEST_OBSERVERS } from '../../src/app.js';
 import { ingestBatch } from '../../src/ingest/ingest.store.js';
 import { HOUR } from '../../src/lib/time.js';
 import { createWorld, MAX_EXECUTION_MS, recordsBetween } from '../../src/simulate/index.js';
+import { runCli } from '../harness/cli.js';
 import { type Dataset, seedDataset } from '../harness/dataset.js';
 import { createTenant, execution, ingest, log, type Tenant, workflow } from '../harness/fixtures.js';
-import { runCli } from '../harness/process.js';
 import { startServer } from '../harness/server.js';
 import { useServer } from '../harness/suite.js';
 

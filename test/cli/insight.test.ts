@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { stripVTControlCharacters } from 'node:util';
 import { formatDuration, formatInstant } from '../../src/cli/time-input.js';
+import { runCli } from '../harness/cli.js';
 import { createTenant, event, execution, ingest, log, type Tenant, workflow } from '../harness/fixtures.js';
-import { runCli } from '../harness/process.js';
 import { useServer } from '../harness/suite.js';
 import { assertWithin, iso, MINUTE, nearestRank, SECOND } from '../insight/reference.js';
 

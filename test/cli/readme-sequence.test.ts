@@ -4,7 +4,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { cleanEnv, runCli, startWfapi } from '../harness/process.js';
+import { runCli } from '../harness/cli.js';
+import { cleanEnv, startWfapi } from '../harness/process.js';
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 const BANNER =

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { stripVTControlCharacters } from 'node:util';
+import { runCli } from '../harness/cli.js';
 import { createTenant, deployment, execution, ingest, type Tenant, workflow } from '../harness/fixtures.js';
-import { runCli } from '../harness/process.js';
 import { useServer } from '../harness/suite.js';
 import { DAY, HOUR, iso, MINUTE } from '../insight/reference.js';
 

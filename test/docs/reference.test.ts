@@ -9,6 +9,7 @@ import { buildProgram } from '../../src/cli/program.js';
 import { buildPublicSchema } from '../../src/graphql/schema.js';
 import { RECORD_TYPES } from '../../src/ingest/records.js';
 import { buildAdminSchema } from '../../src/operator/operator.schema.js';
+import { memoryIo } from '../harness/cli.js';
 import { seedDataset } from '../harness/dataset.js';
 import { useServer } from '../harness/suite.js';
 
@@ -182,7 +183,7 @@ describe('the reference in docs/ and the README', () => {
   it('lists every command of wfapi in the README', async () => {
     const readme = read(join(ROOT, 'README.md'));
     const table = readme.slice(readme.indexOf('### The command line'), readme.indexOf('## Operating it'));
-    for (const command of (await buildProgram()).commands) {
+    for (const command of (await buildProgram([], memoryIo({}).io)).commands) {
       assert.ok(
         table.includes(`\`wfapi ${command.name()}`),
         `the README's command table lacks wfapi ${command.name()}`,

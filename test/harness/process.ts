@@ -1,7 +1,9 @@
 /**
- * wfapi as a child process, the one way the tests and the benchmarks run it: a free port,
- * `startWfapi` to start a command and watch its output, `runCli` for a command that runs to its
- * end, `waitUntilReady` for a server. Imports nothing but Node, so bench/ may use it too.
+ * wfapi as a child process, for what needs a process of its own (a server, signals, the shipped
+ * bin) and for the benchmarks: a free port, `startWfapi` to start a command and watch its output,
+ * `runCliProcess` for a command that runs to its end, `waitUntilReady` for a server. Commands
+ * that simply run to their end run in the test's process instead (cli.ts). Imports nothing but
+ * Node, so bench/ may use it too.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -15,8 +17,8 @@ const SOURCE_CLI = join(ROOT, 'src/cli/dev.ts');
 export const COMPILED_CLI = join(ROOT, 'bin/wfapi.js');
 /**
  * The CLI the tests run: the compiled one when scripts/test.mjs has made sure dist/ is built from
- * the sources as they are (WFAPI_TEST_CLI=compiled: it starts in half the CPU time, and the suite
- * starts it a few hundred times), else the sources through tsx (a file run on its own).
+ * the sources as they are (WFAPI_TEST_CLI=compiled: it starts in half the CPU time), else the
+ * sources through tsx (a file run on its own).
  */
 const TEST_CLI = process.env.WFAPI_TEST_CLI === 'compiled' ? COMPILED_CLI : SOURCE_CLI;
 /** Node's arguments that run the test CLI: `[...cliArgs(), command, ...]`. */
@@ -185,11 +187,11 @@ export function startWfapi(args: readonly string[], options: StartOptions = {}):
 }
 
 /**
- * Runs `wfapi <args>` from source to its end, as a user would from a shell: stdout and stderr
- * are pipes, so no colours and no progress bar unless `env` asks for them; `stdin` is its
+ * Runs `wfapi <args>` in a child process to its end, as a user would from a shell: stdout and
+ * stderr are pipes, so no colours and no progress bar unless `env` asks for them; `stdin` is its
  * standard input. The connection comes only from `env` (see cleanEnv). Killed after `timeoutMs`.
  */
-export function runCli(
+export function runCliProcess(
   args: readonly string[],
   env: Readonly<Record<string, string>> = {},
   stdin = '',

@@ -17,6 +17,7 @@ import type { Database } from '../../src/db/database.js';
 import { ingestSubject, rejectedSubject } from '../../src/ingest/nats-jetstream.js';
 import { type IngestWorker, startIngestWorker } from '../../src/ingest/nats-worker.js';
 import { ndjsonLines } from '../../src/ingest/ndjson-lines.js';
+import { runCli } from '../harness/cli.js';
 import { openTestDatabase, type TestDatabase } from '../harness/database.js';
 import { requireEngine } from '../harness/engines.js';
 import {
@@ -29,7 +30,6 @@ import {
   workflow,
 } from '../harness/fixtures.js';
 import { type NatsServer, startNatsServer } from '../harness/nats-server.js';
-import { runCli } from '../harness/process.js';
 import { startServer, type TestServer } from '../harness/server.js';
 import { buildDataset, clearPlatformData, readEverything } from './dataset.js';
 import { INGEST_TOKEN, ndjson, postIngest } from './http.js';

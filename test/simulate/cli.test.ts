@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { parseRecord } from '../../src/ingest/records.js';
-import { cleanEnv, runCli, startWfapi } from '../harness/process.js';
+import { runCli } from '../harness/cli.js';
+import { cleanEnv, startWfapi } from '../harness/process.js';
 import { useServer } from '../harness/suite.js';
 
 const ADMIN_TOKEN = 'simulate-test-admin-token';

@@ -37,9 +37,9 @@ export function palette(enabled: boolean): Palette {
   return { enabled, ...styles };
 }
 
-/** The palette for standard output in this process's environment. */
-export function stdoutPalette(env: Env): Palette {
-  return palette(colorsEnabled(process.stdout, env));
+/** The palette for a run's standard output, in its environment. */
+export function stdoutPalette(io: { readonly stdout: { isTTY?: boolean }; readonly env: Env }): Palette {
+  return palette(colorsEnabled(io.stdout, io.env));
 }
 
 /** Columns a string takes on a terminal (colour codes take none). */

@@ -1,4 +1,5 @@
 import cliProgress from 'cli-progress';
+import type { OutputStream } from '../io.js';
 
 /**
  * The progress bar of every long-running command (ingest, export, simulate): drawn on a
@@ -16,8 +17,8 @@ export interface ProgressBar<Payload extends object> {
 }
 
 export interface ProgressBarOptions {
-  /** Where the bar is drawn (default standard error). */
-  readonly stream?: NodeJS.WriteStream;
+  /** Where the bar is drawn: the run's standard error. */
+  readonly stream: OutputStream;
   /** false draws no bar whatever the stream (`--no-progress`). */
   readonly enabled?: boolean;
   /** Clears the bar once stopped. */
@@ -32,9 +33,9 @@ export interface ProgressBarOptions {
  */
 export function progressBar<Payload extends object>(
   format: string | ((total: number) => string),
-  options: ProgressBarOptions = {},
+  options: ProgressBarOptions,
 ): ProgressBar<Payload> {
-  const stream = options.stream ?? process.stderr;
+  const { stream } = options;
   const shown = options.enabled !== false && stream.isTTY === true;
   let bar: cliProgress.SingleBar | undefined;
   let total = 0;

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { type ConnectionOptions, withClient, withConnectionOptions } from '../../client-options.js';
+import type { CliIo } from '../../io.js';
 import { renderActivityChart } from '../../render/chart.js';
 import { type Palette, stdoutPalette } from '../../render/colors.js';
 import { writeJson, writeText } from '../../render/output.js';
@@ -13,7 +14,7 @@ interface ActivityOptions extends ConnectionOptions {
   until?: Date;
 }
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   withConnectionOptions(
     program
       .command('activity')
@@ -34,9 +35,8 @@ export function register(program: Command): void {
         const until = options.until ?? instantOption('now');
         const since = options.since ?? instantOption('7d');
         const activity = await loadActivity(client, options.workflow, since, until);
-        if (options.json) writeJson(activity);
-        else
-          writeText(render(activity, stdoutPalette(process.env), outputWidth(process.stdout, process.env)));
+        if (options.json) writeJson(io, activity);
+        else writeText(io, render(activity, stdoutPalette(io), outputWidth(io.stdout, io.env)));
       },
       (options) => options,
     ),

@@ -5,6 +5,7 @@ import {
   WebhookDeliveryStatusValues,
 } from '../../../admin/admin-types.generated.js';
 import { type AdminFlags, adminSubcommand, connectionOf, printResult } from '../../admin-command.js';
+import type { CliIo } from '../../io.js';
 import { integer, number } from '../../option-parsers.js';
 import {
   createAlertRule,
@@ -72,7 +73,7 @@ const parameters = (flags: RuleFlags) => ({
   minDuration: flags.minDuration ?? null,
 });
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   const alerts = program
     .command('alerts')
     .description(
@@ -113,14 +114,14 @@ export function register(program: Command): void {
         serviceLevelObjectiveId: flags.objective ?? null,
         ...parameters(flags),
       });
-      printResult(created, flags, renderCreatedRule, process.env);
+      printResult(created, flags, renderCreatedRule, io);
     },
   );
 
   adminSubcommand(alerts, 'list', "List an organization's alert rules (never their secrets)")
     .requiredOption('--org <organizationId>', 'the organization')
     .action(async (flags: AdminFlags & { org: string }) => {
-      printResult(await listAlertRules(connectionOf(flags), flags.org), flags, renderRules, process.env);
+      printResult(await listAlertRules(connectionOf(flags), flags.org), flags, renderRules, io);
     });
 
   ruleOptions(
@@ -138,12 +139,12 @@ export function register(program: Command): void {
         enabled: flags.enable ? true : flags.disable ? false : null,
         ...parameters(flags),
       });
-      printResult(rule, flags, renderRule, process.env);
+      printResult(rule, flags, renderRule, io);
     });
 
   adminSubcommand(alerts, 'delete <ruleId>', 'Delete a rule and its deliveries').action(
     async (ruleId: string, flags: AdminFlags) => {
-      printResult(await deleteAlertRule(connectionOf(flags), ruleId), flags, renderDeleted, process.env);
+      printResult(await deleteAlertRule(connectionOf(flags), ruleId), flags, renderDeleted, io);
     },
   );
 
@@ -159,12 +160,12 @@ export function register(program: Command): void {
         status: (flags.status as (typeof WebhookDeliveryStatusValues)[number] | undefined) ?? null,
         limit: flags.limit ?? null,
       });
-      printResult(deliveries, flags, renderDeliveries, process.env);
+      printResult(deliveries, flags, renderDeliveries, io);
     });
 
   adminSubcommand(alerts, 'redeliver <deliveryId>', 'Send a delivery again, with the same webhook-id').action(
     async (deliveryId: string, flags: AdminFlags) => {
-      printResult(await redeliver(connectionOf(flags), deliveryId), flags, renderRedelivered, process.env);
+      printResult(await redeliver(connectionOf(flags), deliveryId), flags, renderRedelivered, io);
     },
   );
 }

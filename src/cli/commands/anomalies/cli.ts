@@ -2,6 +2,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { type AnomalyMetric, AnomalyMetricValues } from '../../../client/index.js';
 import { type ConnectionOptions, withClient, withConnectionOptions } from '../../client-options.js';
 import { scopeLine, withScopeOptions } from '../../insight-scope.js';
+import type { CliIo } from '../../io.js';
 import { enumListOption } from '../../option-parsers.js';
 import { type Palette, stdoutPalette } from '../../render/colors.js';
 import { writeJson, writeText } from '../../render/output.js';
@@ -26,7 +27,7 @@ function sensitivityOption(text: string): number {
   return value;
 }
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   withConnectionOptions(
     withScopeOptions(
       program
@@ -46,8 +47,8 @@ export function register(program: Command): void {
     withClient(
       async (client, options: AnomaliesOptions) => {
         const report = await loadAnomalies(client, options);
-        if (options.json) writeJson(report.answer);
-        else writeText(render(report, stdoutPalette(process.env)));
+        if (options.json) writeJson(io, report.answer);
+        else writeText(io, render(report, stdoutPalette(io)));
       },
       (options) => options,
     ),

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { type ConnectionOptions, withClient, withConnectionOptions } from '../../client-options.js';
 import { scopeLine, withScopeOptions } from '../../insight-scope.js';
+import type { CliIo } from '../../io.js';
 import { integerOption } from '../../option-parsers.js';
 import { type Palette, stdoutPalette } from '../../render/colors.js';
 import { writeJson, writeText } from '../../render/output.js';
@@ -10,7 +11,7 @@ import { type CapabilitiesQuery, type CapabilityHealth, loadCapabilities } from 
 
 type CapabilitiesOptions = ConnectionOptions & CapabilitiesQuery;
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   withConnectionOptions(
     withScopeOptions(
       program
@@ -24,8 +25,8 @@ export function register(program: Command): void {
     withClient(
       async (client, options: CapabilitiesOptions) => {
         const health = await loadCapabilities(client, options);
-        if (options.json) writeJson(health);
-        else writeText(render(health, stdoutPalette(process.env)));
+        if (options.json) writeJson(io, health);
+        else writeText(io, render(health, stdoutPalette(io)));
       },
       (options) => options,
     ),

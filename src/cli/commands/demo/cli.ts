@@ -1,4 +1,5 @@
 import { type Command, Option } from 'commander';
+import { type CliIo, onSignal } from '../../io.js';
 import { integerOption } from '../../option-parsers.js';
 import { demo } from './main.js';
 
@@ -14,7 +15,7 @@ interface DemoOptions {
 
 const hidden = (flags: string, description: string) => new Option(flags, description).hideHelp();
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   program
     .command('demo')
     .description(
@@ -34,17 +35,11 @@ export function register(program: Command): void {
     .action(async (options: DemoOptions) => {
       const controller = new AbortController();
       const stop = () => controller.abort();
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+      const release = onSignal(io, stop);
       try {
-        await demo(process.env, options, {
-          stdout: process.stdout,
-          stderr: process.stderr,
-          signal: controller.signal,
-        });
+        await demo(io.env, options, { stdout: io.stdout, stderr: io.stderr, signal: controller.signal });
       } finally {
-        process.removeListener('SIGINT', stop);
-        process.removeListener('SIGTERM', stop);
+        release();
       }
     });
 }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { WorkflowDeploymentStatusValues } from '../../../client/index.js';
 import { type ConnectionOptions, withClient, withConnectionOptions } from '../../client-options.js';
+import type { CliIo } from '../../io.js';
 import { enumListOption, integerOption } from '../../option-parsers.js';
 import { type Palette, statusStyle, stdoutPalette } from '../../render/colors.js';
 import { writeJson, writeText } from '../../render/output.js';
@@ -14,7 +15,7 @@ interface DeploymentsOptions extends ConnectionOptions {
   limit?: number;
 }
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   withConnectionOptions(
     program
       .command('deployments')
@@ -33,8 +34,11 @@ export function register(program: Command): void {
       async (client, ref: string, options: DeploymentsOptions) => {
         const result = await listDeployments(client, ref, { status: options.status }, options.limit);
         if (options.json)
-          writeJson(result.items.map((d) => ({ ...d, impact: result.impacts.get(d.uuid) ?? null })));
-        else writeText(render(result, stdoutPalette(process.env)));
+          writeJson(
+            io,
+            result.items.map((d) => ({ ...d, impact: result.impacts.get(d.uuid) ?? null })),
+          );
+        else writeText(io, render(result, stdoutPalette(io)));
       },
       (_ref, options) => options,
     ),

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { WorkflowExecutionStatusValues } from '../../../client/index.js';
 import { type ConnectionOptions, withClient, withConnectionOptions } from '../../client-options.js';
 import { scopeLine, withScopeOptions } from '../../insight-scope.js';
+import type { CliIo } from '../../io.js';
 import { enumListOption } from '../../option-parsers.js';
 import { type Palette, stdoutPalette } from '../../render/colors.js';
 import { writeJson, writeText } from '../../render/output.js';
@@ -18,7 +19,7 @@ const BAR_WIDTH = 40;
 /** Columns a histogram row takes besides its bar: range, count and share. */
 const ROW_TEXT = 19 + 2 + 2 + 7 + 7;
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   withConnectionOptions(
     withScopeOptions(
       program
@@ -39,9 +40,8 @@ export function register(program: Command): void {
     withClient(
       async (client, options: DurationsOptions) => {
         const durations = await loadDurations(client, options);
-        if (options.json) writeJson(durations);
-        else
-          writeText(render(durations, stdoutPalette(process.env), outputWidth(process.stdout, process.env)));
+        if (options.json) writeJson(io, durations);
+        else writeText(io, render(durations, stdoutPalette(io), outputWidth(io.stdout, io.env)));
       },
       (options) => options,
     ),

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { type ConnectionOptions, withClient, withConnectionOptions } from '../../client-options.js';
 import { scopeLine, withScopeOptions } from '../../insight-scope.js';
+import type { CliIo } from '../../io.js';
 import { integerOption } from '../../option-parsers.js';
 import { type Palette, stdoutPalette } from '../../render/colors.js';
 import { writeJson, writeText } from '../../render/output.js';
@@ -15,7 +16,7 @@ type ErrorsOptions = ConnectionOptions & ErrorsQuery;
 /** Columns of the widest trend; a longer window folds its buckets to fit. */
 const TREND_WIDTH = 24;
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   withConnectionOptions(
     withScopeOptions(
       program
@@ -31,8 +32,8 @@ export function register(program: Command): void {
     withClient(
       async (client, options: ErrorsOptions) => {
         const groups = await loadErrorGroups(client, options);
-        if (options.json) writeJson(groups);
-        else writeText(render(groups, stdoutPalette(process.env), outputWidth(process.stdout, process.env)));
+        if (options.json) writeJson(io, groups);
+        else writeText(io, render(groups, stdoutPalette(io), outputWidth(io.stdout, io.env)));
       },
       (options) => options,
     ),

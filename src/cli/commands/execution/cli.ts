@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { type ConnectionOptions, withClient, withConnectionOptions } from '../../client-options.js';
+import type { CliIo } from '../../io.js';
 import { stdoutPalette } from '../../render/colors.js';
 import { writeJson, writeText } from '../../render/output.js';
 import { outputWidth } from '../../render/width.js';
@@ -10,7 +11,7 @@ interface ExecutionOptions extends ConnectionOptions {
   allNodes?: boolean;
 }
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   withConnectionOptions(
     program
       .command('execution')
@@ -24,11 +25,12 @@ export function register(program: Command): void {
     withClient(
       async (client, uuid: string, options: ExecutionOptions) => {
         const report = await inspectExecution(client, uuid);
-        if (options.json) writeJson(report);
+        if (options.json) writeJson(io, report);
         else
           writeText(
-            renderExecution(report, stdoutPalette(process.env), {
-              width: outputWidth(process.stdout, process.env),
+            io,
+            renderExecution(report, stdoutPalette(io), {
+              width: outputWidth(io.stdout, io.env),
               allNodes: options.allNodes === true,
             }),
           );

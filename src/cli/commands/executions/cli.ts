@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { type ItemOf, WorkflowExecutionStatusValues } from '../../../client/index.js';
 import { type ConnectionOptions, withClient, withConnectionOptions } from '../../client-options.js';
 import type { Collected } from '../../collect-pages.js';
+import type { CliIo } from '../../io.js';
 import { enumListOption, integerOption } from '../../option-parsers.js';
 import { type Palette, statusStyle, stdoutPalette } from '../../render/colors.js';
 import { writeJson, writeText } from '../../render/output.js';
@@ -19,7 +20,7 @@ interface ExecutionsOptions extends ConnectionOptions {
   limit: number;
 }
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   withConnectionOptions(
     program
       .command('executions')
@@ -53,8 +54,8 @@ export function register(program: Command): void {
           },
           options.limit,
         );
-        if (options.json) writeJson(result.items);
-        else writeText(render(result, stdoutPalette(process.env)));
+        if (options.json) writeJson(io, result.items);
+        else writeText(io, render(result, stdoutPalette(io)));
       },
       (options) => options,
     ),

@@ -3,6 +3,7 @@ import { Argument, type Command, Option } from 'commander';
 import { WorkflowExecutionStatusValues } from '../../../client/index.js';
 import { type ConnectionOptions, withClient, withConnectionOptions } from '../../client-options.js';
 import { CliError } from '../../exit-codes.js';
+import type { CliIo } from '../../io.js';
 import { enumListOption } from '../../option-parsers.js';
 import { plural } from '../../render/plural.js';
 import { progressBar } from '../../render/progress-bar.js';
@@ -37,7 +38,7 @@ interface ExportOptions extends ConnectionOptions {
   progress: boolean;
 }
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   const command = withConnectionOptions(
     withWindowOptions(
       program
@@ -85,7 +86,7 @@ export function register(program: Command): void {
         const abort = new AbortController();
         const bar = progressBar<{ rows: number }>(
           `${kind} {bar} {percentage}% | {value}/{total} executions | {rows} rows | ETA {eta_formatted}`,
-          { enabled: options.progress, clearOnComplete: true, etaBuffer: 50 },
+          { stream: io.stderr, enabled: options.progress, clearOnComplete: true, etaBuffer: 50 },
         );
         const progress: ExportProgress = {
           start: (total) => bar.start(total, 0, { rows: 0 }),
@@ -93,7 +94,7 @@ export function register(program: Command): void {
         };
         let summary: ExportSummary;
         try {
-          summary = await exportRecords(client, request, stdoutSink(abort), progress, abort.signal);
+          summary = await exportRecords(client, request, stdoutSink(io, abort), progress, abort.signal);
         } catch (error) {
           if (abort.signal.aborted) {
             throw new CliError(
@@ -104,12 +105,12 @@ export function register(program: Command): void {
         } finally {
           bar.stop();
         }
-        process.stderr.write(`wfapi: ${describe(kind, options.state, summary)}\n`);
+        io.stderr.write(`wfapi: ${describe(kind, options.state, summary)}\n`);
       },
       (_kind, options) => options,
     ),
   );
-  registerTraces(command);
+  registerTraces(command, io);
 }
 
 /** The closing line on standard error: what was written and where the state now stands. */
@@ -124,14 +125,17 @@ function describe(kind: ExportKind, statePath: string | undefined, summary: Expo
   return `exported ${plural(summary.rows, ROW_NOUNS[kind])}${lines}${range}${saved}`;
 }
 
-/** Standard output with backpressure; a closed pipe (EPIPE) aborts the export instead of crashing. */
-function stdoutSink(abort: AbortController): ExportSink {
-  process.stdout.once('error', (error) => abort.abort(error));
+/**
+ * The run's standard output with backpressure; a closed pipe (EPIPE) aborts the export instead of
+ * crashing. The error listener stays for the stream's life: an EPIPE may still come after the
+ * last write, and each run has its own stream.
+ */
+function stdoutSink(io: CliIo, abort: AbortController): ExportSink {
+  io.stdout.once('error', (error) => abort.abort(error));
   return {
     async write(text) {
       if (abort.signal.aborted) throw abort.signal.reason;
-      if (text !== '' && !process.stdout.write(text))
-        await once(process.stdout, 'drain', { signal: abort.signal });
+      if (text !== '' && !io.stdout.write(text)) await once(io.stdout, 'drain', { signal: abort.signal });
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { type ConnectionOptions, withClient, withConnectionOptions } from '../../client-options.js';
+import type { CliIo } from '../../io.js';
 import { type Palette, statusStyle, stdoutPalette } from '../../render/colors.js';
 import { writeJson, writeText } from '../../render/output.js';
 import { renderTable } from '../../render/table.js';
@@ -19,7 +20,7 @@ interface ImpactOptions extends ConnectionOptions {
   deployment?: string;
 }
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   withConnectionOptions(
     program
       .command('impact')
@@ -32,8 +33,8 @@ export function register(program: Command): void {
     withClient(
       async (client, ref: string, options: ImpactOptions) => {
         const report = await loadImpact(client, ref, options.deployment);
-        if (options.json) writeJson(report.impact);
-        else writeText(render(report, stdoutPalette(process.env)));
+        if (options.json) writeJson(io, report.impact);
+        else writeText(io, render(report, stdoutPalette(io)));
       },
       (_ref, options) => options,
     ),

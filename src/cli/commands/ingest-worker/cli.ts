@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
+import { type CliIo, onSignal } from '../../io.js';
 import { type IngestWorkerFlags, ingestWorkerMain, workerConfig } from './main.js';
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   program
     .command('ingest-worker')
     .description(
@@ -9,13 +10,11 @@ export function register(program: Command): void {
     )
     .option('--nats <url>', 'NATS server URL(s), comma-separated (env WFAPI_NATS_URL)')
     .action(async (flags: IngestWorkerFlags) => {
-      const config = workerConfig(process.env, flags);
+      const config = workerConfig(io.env, flags);
       const controller = new AbortController();
-      const onSignal = () => controller.abort();
-      process.once('SIGTERM', onSignal);
-      process.once('SIGINT', onSignal);
-      const log = (line: string) => process.stderr.write(`${line}\n`);
-      const stats = await ingestWorkerMain(config, controller.signal, log);
+      const release = onSignal(io, () => controller.abort());
+      const log = (line: string) => io.stderr.write(`${line}\n`);
+      const stats = await ingestWorkerMain(config, controller.signal, log).finally(release);
       log(
         `wfapi ingest-worker stopped: ${stats.messages} messages, ${stats.accepted} records accepted, ${stats.rejected} rejected`,
       );

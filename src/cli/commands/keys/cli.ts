@@ -1,6 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { formatTime, parseTime } from '../../../lib/time.js';
 import { type AdminFlags, adminSubcommand, connectionOf, printResult } from '../../admin-command.js';
+import type { CliIo } from '../../io.js';
 import {
   createApiKey,
   listApiKeys,
@@ -18,7 +19,7 @@ function rfc3339(value: string): string {
   return formatTime(time);
 }
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   const keys = program
     .command('keys')
     .description('Manage API keys through the admin interface of a running server');
@@ -33,18 +34,18 @@ export function register(program: Command): void {
         name: flags.name,
         expiresAt: flags.expiresAt ?? null,
       });
-      printResult(created, flags, renderCreatedApiKey, process.env);
+      printResult(created, flags, renderCreatedApiKey, io);
     });
 
   adminSubcommand(keys, 'list', "List an organization's API keys (never their secrets)")
     .requiredOption('--org <organizationId>', 'the organization')
     .action(async (flags: AdminFlags & { org: string }) => {
-      printResult(await listApiKeys(connectionOf(flags), flags.org), flags, renderApiKeys, process.env);
+      printResult(await listApiKeys(connectionOf(flags), flags.org), flags, renderApiKeys, io);
     });
 
   adminSubcommand(keys, 'revoke <keyId>', 'Revoke an API key at once').action(
     async (keyId: string, flags: AdminFlags) => {
-      printResult(await revokeApiKey(connectionOf(flags), keyId), flags, renderRevokedApiKey, process.env);
+      printResult(await revokeApiKey(connectionOf(flags), keyId), flags, renderRevokedApiKey, io);
     },
   );
 }

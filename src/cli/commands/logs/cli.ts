@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { type ConnectionOptions, withClient, withConnectionOptions } from '../../client-options.js';
 import { scopeLine, withScopeOptions } from '../../insight-scope.js';
+import type { CliIo } from '../../io.js';
 import { integerOption } from '../../option-parsers.js';
 import { type Palette, stdoutPalette } from '../../render/colors.js';
 import { shortNodeNames } from '../../render/node-names.js';
@@ -12,7 +13,7 @@ import { type LogSearch, type LogSearchQuery, SEARCH_CAP, searchLogs } from './m
 
 type SearchOptions = ConnectionOptions & LogSearchQuery;
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   const logs = program.command('logs').description('Search the log lines of every execution');
   withConnectionOptions(
     withScopeOptions(
@@ -30,8 +31,8 @@ export function register(program: Command): void {
     withClient(
       async (client, text: string, options: SearchOptions) => {
         const found = await searchLogs(client, text, options);
-        if (options.json) writeJson(found);
-        else writeText(render(found, stdoutPalette(process.env), outputWidth(process.stdout, process.env)));
+        if (options.json) writeJson(io, found);
+        else writeText(io, render(found, stdoutPalette(io), outputWidth(io.stdout, io.env)));
       },
       (_text, options) => options,
     ),

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { type ConnectionOptions, withClient, withConnectionOptions } from '../../client-options.js';
+import { type CliIo, stdinOf } from '../../io.js';
 import { serveMcpOverStdio } from './main.js';
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   withConnectionOptions(
     program
       .command('mcp')
@@ -13,7 +14,7 @@ export function register(program: Command): void {
   ).action(
     withClient(
       async (client) => {
-        await serveMcpOverStdio(client);
+        await serveMcpOverStdio(client, { stdin: stdinOf(io), stdout: io.stdout, stderr: io.stderr });
       },
       (options: ConnectionOptions) => options,
     ),

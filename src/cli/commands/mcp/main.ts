@@ -14,7 +14,7 @@ export async function serveMcpOverStdio(
     stdin: NodeJS.ReadableStream;
     stdout: NodeJS.WritableStream;
     stderr: NodeJS.WritableStream;
-  } = process,
+  },
 ): Promise<void> {
   const graphql = await remoteExecutor(client);
   const server = createMcpServer(graphql, {

@@ -2,6 +2,7 @@ import { type Command, Option } from 'commander';
 import { type MemberType, MemberTypeValues } from '../../../schema/schema-types.generated.js';
 import { type AdminFlags, adminSubcommand, connectionOf, printResult } from '../../admin-command.js';
 import { CliError, EXIT } from '../../exit-codes.js';
+import type { CliIo } from '../../io.js';
 import {
   createMember,
   listMembers,
@@ -11,7 +12,7 @@ import {
   setDeployAccess,
 } from './main.js';
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   const members = program
     .command('members')
     .description('Manage the members of organizations through the admin interface of a running server');
@@ -39,14 +40,14 @@ export function register(program: Command): void {
           memberType: flags.type ?? null,
           deployAccess: flags.deployAccess === true,
         });
-        printResult(result, flags, renderCreatedMember, process.env);
+        printResult(result, flags, renderCreatedMember, io);
       },
     );
 
   adminSubcommand(members, 'list', 'List the members of an organization with their ids and deploy access')
     .requiredOption('--org <organizationId>', 'the organization (`wfapi orgs list` shows the ids)')
     .action(async (flags: AdminFlags & { org: string }) => {
-      printResult(await listMembers(connectionOf(flags), flags.org), flags, renderMembers, process.env);
+      printResult(await listMembers(connectionOf(flags), flags.org), flags, renderMembers, io);
     });
 
   adminSubcommand(members, 'deploy-access <memberId>', "Approve or revoke a member's deploy access")
@@ -58,7 +59,7 @@ export function register(program: Command): void {
         await setDeployAccess(connectionOf(flags), memberId, flags.approve === true),
         flags,
         renderDeployAccess,
-        process.env,
+        io,
       );
     });
 }

@@ -4,6 +4,7 @@ import {
   OrganizationRestrictionStatusValues,
 } from '../../../schema/schema-types.generated.js';
 import { type AdminFlags, adminSubcommand, connectionOf, printResult } from '../../admin-command.js';
+import type { CliIo } from '../../io.js';
 import {
   createOrganization,
   deleteOrganization,
@@ -13,7 +14,7 @@ import {
   renderOrganizations,
 } from './main.js';
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   const orgs = program
     .command('orgs')
     .description('Manage organizations through the admin interface of a running server');
@@ -30,12 +31,12 @@ export function register(program: Command): void {
         displayName: flags.name,
         restrictionStatus: flags.restriction,
       });
-      printResult(organization, flags, renderCreatedOrganization, process.env);
+      printResult(organization, flags, renderCreatedOrganization, io);
     });
 
   adminSubcommand(orgs, 'list', 'List every organization, oldest first, with its id and status').action(
     async (flags: AdminFlags) => {
-      printResult(await listOrganizations(connectionOf(flags)), flags, renderOrganizations, process.env);
+      printResult(await listOrganizations(connectionOf(flags)), flags, renderOrganizations, io);
     },
   );
 
@@ -48,7 +49,7 @@ export function register(program: Command): void {
       await deleteOrganization(connectionOf(flags), organizationId),
       flags,
       renderDeletedOrganization,
-      process.env,
+      io,
     );
   });
 }

@@ -2,6 +2,7 @@ import { type App, buildApp } from '../../../app.js';
 import { type Config, loadConfig } from '../../../config.js';
 import { consoleLink } from '../../../console/index.js';
 import { CliError } from '../../exit-codes.js';
+import { type CliIo, onSignal } from '../../io.js';
 import { checkPortFree, listenFailure } from './port-check.js';
 
 export interface ServeFlags {
@@ -18,8 +19,12 @@ export function serveConfig(env: Readonly<Record<string, string | undefined>>, f
   });
 }
 
-/** Opens the database, listens, and on SIGTERM/SIGINT drains in-flight requests before exiting. */
-export async function startServer(config: Config): Promise<{ app: App; url: string }> {
+/**
+ * Opens the database and listens. On SIGTERM/SIGINT, which only a run from a shell hears
+ * (io.onSignal), it drains in-flight requests and ends the process; a run inside another process
+ * leaves the server to its caller.
+ */
+export async function startServer(config: Config, io: CliIo): Promise<{ app: App; url: string }> {
   await checkPortFree(config.host, config.port);
   let app: App;
   try {
@@ -47,23 +52,19 @@ export async function startServer(config: Config): Promise<{ app: App; url: stri
       () => process.exit(1),
     );
   };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  onSignal(io, stop);
   return { app, url };
 }
 
-export async function serve(
-  env: Readonly<Record<string, string | undefined>>,
-  flags: ServeFlags,
-): Promise<void> {
+export async function serve(io: CliIo, flags: ServeFlags): Promise<void> {
   let config: Config;
   try {
-    config = serveConfig(env, flags);
+    config = serveConfig(io.env, flags);
   } catch (error) {
     throw new CliError(oneLine(error), 2);
   }
-  const { url } = await startServer(config);
-  process.stderr.write(
+  const { url } = await startServer(config, io);
+  io.stderr.write(
     `wfapi listening on ${url}/graphql (${config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}`}); console at ${consoleLink(url)}\n`,
   );
 }

@@ -1,6 +1,7 @@
 import { type Command, Option } from 'commander';
 import { type RecordCounts, totalRecords } from '../../../simulate/index.js';
-import { EXIT } from '../../exit-codes.js';
+import { EXIT, QuietExit } from '../../exit-codes.js';
+import { type CliIo, onSignal } from '../../io.js';
 import { progressBar } from '../../render/progress-bar.js';
 import { type SimulateFlags, type SimulateSummary, simulateMain, simulateSettings } from './main.js';
 
@@ -14,26 +15,26 @@ function describe(counts: RecordCounts): string {
 }
 
 /** The created organization goes to standard output, unless the records already do. */
-function printSummary(summary: SimulateSummary, recordsOnStdout: boolean): void {
+function printSummary(io: CliIo, summary: SimulateSummary, recordsOnStdout: boolean): void {
   const total = totalRecords(summary.counts);
   const rate = Math.round(total / Math.max(summary.seconds, 0.001));
-  process.stderr.write(
+  io.stderr.write(
     `simulated ${number(total)} records (${describe(summary.counts)}) in ${summary.seconds.toFixed(1)} s ` +
       `(${number(rate)} records/s) for organization ${summary.organizationId}\n`,
   );
   if (summary.accepted !== undefined) {
-    process.stderr.write(
+    io.stderr.write(
       `the server accepted ${number(summary.accepted)}, rejected ${number(summary.rejectedCount)}\n`,
     );
   }
   for (const rejection of summary.rejected.slice(0, SHOWN_REJECTIONS)) {
-    process.stderr.write(`line ${rejection.line}: ${rejection.error}\n`);
+    io.stderr.write(`line ${rejection.line}: ${rejection.error}\n`);
   }
   if (summary.rejectedCount > SHOWN_REJECTIONS) {
-    process.stderr.write(`... and ${number(summary.rejectedCount - SHOWN_REJECTIONS)} more rejected lines\n`);
+    io.stderr.write(`... and ${number(summary.rejectedCount - SHOWN_REJECTIONS)} more rejected lines\n`);
   }
   if (summary.tenant) {
-    (recordsOnStdout ? process.stderr : process.stdout).write(
+    (recordsOnStdout ? io.stderr : io.stdout).write(
       `organization  ${summary.tenant.displayName} (${summary.tenant.organizationId})\n` +
         `member        ${summary.tenant.memberEmail} (ROOT, deploy access)\n` +
         `API key       ${summary.tenant.apiKey}\n` +
@@ -42,7 +43,7 @@ function printSummary(summary: SimulateSummary, recordsOnStdout: boolean): void 
   }
 }
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   program
     .command('simulate')
     .description(
@@ -93,34 +94,33 @@ export function register(program: Command): void {
       const settings = simulateSettings(flags);
       const controller = new AbortController();
       const stop = () => controller.abort();
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+      const release = onSignal(io, stop);
       const bar = progressBar<{ executions: string | number; records: string | number }>(
         '{bar} {percentage}% | {executions} executions | {records} records',
+        { stream: io.stderr },
       );
       bar.start(Math.max(settings.executions, 1), 0, { executions: 0, records: 0 });
       try {
         const summary = await simulateMain(settings, {
-          stdout: process.stdout,
+          stdout: io.stdout,
           signal: controller.signal,
           onProgress: (counts) =>
             bar.update(counts.execution, {
               executions: number(counts.execution),
               records: number(totalRecords(counts)),
             }),
-          onNotice: (text) => process.stderr.write(`${text}\n`),
+          onNotice: (text) => io.stderr.write(`${text}\n`),
         });
         bar.stop();
-        printSummary(summary, settings.to === undefined && settings.out === undefined);
-        if (summary.rejectedCount > 0) process.exitCode = EXIT.FAILURE;
-        else if (controller.signal.aborted && !settings.live) {
-          process.stderr.write('interrupted: the output is incomplete\n');
-          process.exitCode = EXIT.FAILURE;
+        printSummary(io, summary, settings.to === undefined && settings.out === undefined);
+        if (summary.rejectedCount > 0) throw new QuietExit(EXIT.FAILURE);
+        if (controller.signal.aborted && !settings.live) {
+          io.stderr.write('interrupted: the output is incomplete\n');
+          throw new QuietExit(EXIT.FAILURE);
         }
       } finally {
         bar.stop();
-        process.removeListener('SIGINT', stop);
-        process.removeListener('SIGTERM', stop);
+        release();
       }
     });
 }

@@ -2,6 +2,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import { ServiceLevelIndicatorValues } from '../../../admin/admin-types.generated.js';
 import { type AdminFlags, adminSubcommand, connectionOf, printResult } from '../../admin-command.js';
 import { type ConnectionOptions, withClient, withConnectionOptions } from '../../client-options.js';
+import type { CliIo } from '../../io.js';
 import { integer, number } from '../../option-parsers.js';
 import { stdoutPalette } from '../../render/colors.js';
 import { writeJson, writeText } from '../../render/output.js';
@@ -44,7 +45,7 @@ const fields = (flags: ObjectiveFlags) => ({
   periodDays: flags.periodDays ?? null,
 });
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   const slo = program
     .command('slo')
     .description(
@@ -65,13 +66,13 @@ export function register(program: Command): void {
       target: flags.target,
       ...fields(flags),
     });
-    printResult(created, flags, renderObjective, process.env);
+    printResult(created, flags, renderObjective, io);
   });
 
   adminSubcommand(slo, 'list', "List an organization's objectives")
     .requiredOption('--org <organizationId>', 'the organization')
     .action(async (flags: AdminFlags & { org: string }) => {
-      printResult(await listObjectives(connectionOf(flags), flags.org), flags, renderObjectives, process.env);
+      printResult(await listObjectives(connectionOf(flags), flags.org), flags, renderObjectives, io);
     });
 
   objectiveOptions(
@@ -86,7 +87,7 @@ export function register(program: Command): void {
         target: flags.target ?? null,
         ...fields(flags),
       });
-      printResult(updated, flags, renderObjective, process.env);
+      printResult(updated, flags, renderObjective, io);
     });
 
   adminSubcommand(
@@ -94,7 +95,7 @@ export function register(program: Command): void {
     'delete <objectiveId>',
     'Delete an objective and the SLO_BURN rules that watch it',
   ).action(async (id: string, flags: AdminFlags) => {
-    printResult(await deleteObjective(connectionOf(flags), id), flags, renderDeleted, process.env);
+    printResult(await deleteObjective(connectionOf(flags), id), flags, renderDeleted, io);
   });
 
   adminSubcommand(
@@ -104,7 +105,7 @@ export function register(program: Command): void {
   )
     .option('--org <organizationId>', 'only this organization (default: every organization)')
     .action(async (flags: AdminFlags & { org?: string }) => {
-      writeText((await prometheusRules(connectionOf(flags), flags.org)).trimEnd());
+      writeText(io, (await prometheusRules(connectionOf(flags), flags.org)).trimEnd());
     });
 
   withConnectionOptions(
@@ -116,8 +117,8 @@ export function register(program: Command): void {
     withClient(
       async (client, options: ConnectionOptions & { workflow?: string }) => {
         const { data } = await client.serviceLevels({ workflowUUID: options.workflow ?? null });
-        if (options.json) writeJson(data);
-        else writeText(renderStatus(data, stdoutPalette(process.env)));
+        if (options.json) writeJson(io, data);
+        else writeText(io, renderStatus(data, stdoutPalette(io)));
       },
       (options) => options,
     ),

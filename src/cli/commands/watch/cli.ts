@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { type ExecutionEvent, WorkflowExecutionStatusValues } from '../../../client/index.js';
 import { type ConnectionOptions, withClient, withConnectionOptions } from '../../client-options.js';
+import { type CliIo, onSignal } from '../../io.js';
 import { enumListOption } from '../../option-parsers.js';
 import { type Palette, statusStyle, stdoutPalette } from '../../render/colors.js';
 import { elapsed, formatDuration, formatInstant } from '../../time-input.js';
@@ -13,7 +14,7 @@ interface WatchOptions extends ConnectionOptions {
   history?: boolean;
 }
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   withConnectionOptions(
     program
       .command('watch')
@@ -36,9 +37,8 @@ export function register(program: Command): void {
       async (client, options: WatchOptions) => {
         const controller = new AbortController();
         const stop = () => controller.abort();
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-        const p = stdoutPalette(process.env);
+        const release = onSignal(io, stop);
+        const p = stdoutPalette(io);
         try {
           await watchExecutions(
             client,
@@ -49,7 +49,7 @@ export function register(program: Command): void {
               history: options.history,
             },
             (event) =>
-              process.stdout.write(
+              io.stdout.write(
                 options.json
                   ? `${JSON.stringify({ eventId: event.id, execution: event.execution })}\n`
                   : `${line(event, p)}\n`,
@@ -57,12 +57,11 @@ export function register(program: Command): void {
             {
               signal: controller.signal,
               onReconnect: ({ error, delayMs }) =>
-                process.stderr.write(`wfapi: ${error.message}; reconnecting in ${formatDuration(delayMs)}\n`),
+                io.stderr.write(`wfapi: ${error.message}; reconnecting in ${formatDuration(delayMs)}\n`),
             },
           );
         } finally {
-          process.removeListener('SIGINT', stop);
-          process.removeListener('SIGTERM', stop);
+          release();
         }
       },
       (options) => options,

@@ -1,5 +1,6 @@
 import { type Command, Option } from 'commander';
 import { type ConnectionOptions, withClient, withConnectionOptions } from '../../client-options.js';
+import type { CliIo } from '../../io.js';
 import { type Palette, statusStyle, stdoutPalette } from '../../render/colors.js';
 import { writeJson, writeText } from '../../render/output.js';
 import { renderFields } from '../../render/table.js';
@@ -10,7 +11,7 @@ interface WorkflowOptions extends ConnectionOptions {
   since: Date;
 }
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   withConnectionOptions(
     program
       .command('workflow')
@@ -25,8 +26,8 @@ export function register(program: Command): void {
     withClient(
       async (client, ref: string, options: WorkflowOptions) => {
         const details = await showWorkflow(client, ref, options.since ?? instantOption('30d'));
-        if (options.json) writeJson(details);
-        else writeText(render(details, stdoutPalette(process.env)));
+        if (options.json) writeJson(io, details);
+        else writeText(io, render(details, stdoutPalette(io)));
       },
       (_ref, options) => options,
     ),

@@ -2,6 +2,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import { WorkflowDeploymentStatusValues } from '../../../client/index.js';
 import { type ConnectionOptions, withClient, withConnectionOptions } from '../../client-options.js';
 import type { Collected } from '../../collect-pages.js';
+import type { CliIo } from '../../io.js';
 import { enumListOption, integerOption } from '../../option-parsers.js';
 import { type Palette, statusStyle, stdoutPalette } from '../../render/colors.js';
 import { writeJson, writeText } from '../../render/output.js';
@@ -31,7 +32,7 @@ function windowOption(text: string): Window {
   return { text: text.trim().toLowerCase(), ms };
 }
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   withConnectionOptions(
     program
       .command('workflows')
@@ -69,8 +70,8 @@ export function register(program: Command): void {
           { search: options.search, status: options.status, workflowOwnerAddress: options.owner },
           { limit: options.limit, sort: options.sort, from: new Date(Date.now() - options.window.ms) },
         );
-        if (options.json) writeJson(result.items);
-        else writeText(render(result, options.window, stdoutPalette(process.env)));
+        if (options.json) writeJson(io, result.items);
+        else writeText(io, render(result, options.window, stdoutPalette(io)));
       },
       (options) => options,
     ),

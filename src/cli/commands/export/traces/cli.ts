@@ -1,6 +1,7 @@
 import { type Command, Option } from 'commander';
 import { type ConnectionOptions, withClient, withConnectionOptions } from '../../../client-options.js';
-import { CliError, EXIT } from '../../../exit-codes.js';
+import { CliError, EXIT, QuietExit } from '../../../exit-codes.js';
+import { type CliIo, onSignal } from '../../../io.js';
 import { packageVersion } from '../../../package-version.js';
 import { plural } from '../../../render/plural.js';
 import { progressBar } from '../../../render/progress-bar.js';
@@ -41,7 +42,7 @@ function countOption(text: string): number {
 }
 
 /** `wfapi export traces`: executions as OpenTelemetry traces and logs over OTLP/HTTP (docs/opentelemetry.md). */
-export function registerTraces(exportCommand: Command): void {
+export function registerTraces(exportCommand: Command, io: CliIo): void {
   withConnectionOptions(
     withWindowOptions(
       exportCommand
@@ -105,7 +106,7 @@ export function registerTraces(exportCommand: Command): void {
           timeoutMs: options.timeout,
           retries: options.retries,
           onRetry: (what, { attempt, delayMs, error }) =>
-            process.stderr.write(
+            io.stderr.write(
               `wfapi: sending ${what} failed (${error.message}); retry ${attempt} in ${delayMs} ms\n`,
             ),
         });
@@ -136,7 +137,12 @@ export function registerTraces(exportCommand: Command): void {
           };
           const bar = progressBar<{ rows: number }>(
             'traces {bar} {percentage}% | {value}/{total} executions | {rows} spans and log records | ETA {eta_formatted}',
-            { enabled: options.progress && !options.follow, clearOnComplete: true, etaBuffer: 50 },
+            {
+              stream: io.stderr,
+              enabled: options.progress && !options.follow,
+              clearOnComplete: true,
+              etaBuffer: 50,
+            },
           );
           try {
             const summary = await exportTraces(
@@ -152,23 +158,21 @@ export function registerTraces(exportCommand: Command): void {
               abort.signal,
             );
             bar.stop();
-            process.stderr.write(`wfapi: ${describe(sender.base, options.state, summary)}\n`);
+            io.stderr.write(`wfapi: ${describe(sender.base, options.state, summary)}\n`);
             // Stopped before the window was done: a one-off export is incomplete.
-            if (summary.interrupted && !options.follow) process.exitCode = EXIT.FAILURE;
+            if (summary.interrupted && !options.follow) throw new QuietExit(EXIT.FAILURE);
           } finally {
             bar.stop();
           }
         };
         // Ctrl-C or SIGTERM stops the run where it is; what was accepted is saved (exportWindow).
         const stop = () => abort.abort(new Error('stopped'));
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
+        const release = onSignal(io, stop);
         try {
           if (options.follow) await follow(runOnce, options.interval, abort.signal);
           else await runOnce(Date.now());
         } finally {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
+          release();
         }
       },
       (options) => options,
