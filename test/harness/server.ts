@@ -29,10 +29,19 @@ export async function startServer(
   options: Omit<AppOptions, 'db'> = {},
 ): Promise<TestServer> {
   // Idle keep-alive connections close at once on shutdown (the drain's grace is tested on its own),
-  // so that closing a test's server does not wait for it.
+  // so that closing a test's server does not wait for it. While it runs, an idle connection stays
+  // open a minute: the test's client shares the server's event loop, and a test that holds it (a
+  // 20 MB write to the embedded database) would otherwise find the server's 5 s and the client's
+  // 4 s idle timers due at once, the client's request racing the server's close (ECONNRESET).
+  // The idle timeout itself is tested with a server of its own (test/ops).
   const config = loadConfig(
     {},
-    { port: 0, logLevel: 'silent', ...overrides, connections: { drainIdleMs: 0, ...overrides.connections } },
+    {
+      port: 0,
+      logLevel: 'silent',
+      ...overrides,
+      connections: { drainIdleMs: 0, keepAliveTimeoutMs: 60_000, ...overrides.connections },
+    },
   );
   const app = await buildApp(config, { ...options, db });
   const url = await app.listen();
