@@ -1,5 +1,5 @@
 import { createContext } from 'preact';
-import { useContext, useEffect, useRef, useState } from 'preact/hooks';
+import { useContext, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { AuthenticationError, type Client, describeError } from './api.js';
 
 /** What every view shares: the client, the refresh tick, and how to give up a refused key. */
@@ -48,9 +48,11 @@ export function useLoad<T>(key: string, load: (client: Client) => Promise<T>): L
       : { data: undefined, error: undefined, loading: true },
   );
   const latest = useRef(0);
-  // `load` is a new closure each render: `key` names its question, `tick` asks it again.
+  // `load` is a new closure each render: `key` names its question, `tick` asks it again. Asked
+  // as the view is put on the page, before the browser paints it: an effect would wait for the
+  // next frame (and, as a page opens, for its first paint) before the request left.
   // biome-ignore lint/correctness/useExhaustiveDependencies: key and tick stand for load's inputs
-  useEffect(() => {
+  useLayoutEffect(() => {
     const id = ++latest.current;
     const kept = answered.get(key);
     if (kept && kept.client === client && kept.tick === tick) {

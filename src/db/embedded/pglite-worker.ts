@@ -6,6 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { PGlite } from '@electric-sql/pglite';
 import { createPglite } from '../pglite.js';
+import { StatisticsKeeper } from './analyze.js';
 import { errorData, type WorkerOptions, type WorkerReply, type WorkerRequest } from './protocol.js';
 import { WalCheckpointer } from './wal-checkpoint.js';
 
@@ -29,6 +30,8 @@ try {
   const options = workerData as WorkerOptions;
   const db = await createPglite(options.dataDir);
   const wal = new WalCheckpointer(db, options.walCheckpointBytes);
+  const statistics = new StatisticsKeeper(db, options.analyzeMinBytes);
+  await statistics.atOpen();
   // Statements run strictly one after the other: a transaction's statements arrive in order.
   let previous: Promise<unknown> = Promise.resolve();
   port.on('message', (request: WorkerRequest) => {
@@ -42,6 +45,8 @@ try {
       // After the answer, before the next statement. A checkpoint that fails (a full disk) is
       // tried again after the next write; the statements themselves then report the disk.
       if (request.op !== 'close') await wal.after(request).catch(() => {});
+      // Statistics as autovacuum would keep them (analyze.ts); a failure is tried after the next write.
+      if (request.op !== 'close') await statistics.after(request).catch(() => {});
     });
   });
   reply({ ready: true });

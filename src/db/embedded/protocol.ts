@@ -14,6 +14,8 @@ export interface WorkerOptions {
   readonly dataDir: string;
   /** WAL written between checkpoints (WAL_CHECKPOINT_BYTES unless given). */
   readonly walCheckpointBytes?: number | undefined;
+  /** WAL written between ANALYZEs at the least (ANALYZE_MIN_BYTES unless given; see analyze.ts). */
+  readonly analyzeMinBytes?: number | undefined;
 }
 
 export type WorkerRequest = { readonly id: number } & (Statement | { readonly op: 'close' });

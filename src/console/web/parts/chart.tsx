@@ -1,6 +1,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { useDark } from '../theme.js';
 import { formatCount, formatLocal, formatOtherZone } from '../time.js';
+import { memo } from './memo.js';
 
 export interface ChartSeries {
   readonly label: string;
@@ -75,7 +76,9 @@ function ticksFor(max: number): number[] {
  * Enter, chooses that range. The bucket still filling is hatched and named as partial. It marks
  * itself `data-drawn` once laid out at its width (tests and the benchmark wait for that).
  */
-export function Chart({
+export const Chart = memo(ChartDrawing);
+
+function ChartDrawing({
   label,
   buckets,
   series,

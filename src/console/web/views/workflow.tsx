@@ -3,6 +3,7 @@ import type { WorkflowExecutionStatus } from '../../../client/index.js';
 import { describeError } from '../api.js';
 import { ErrorNote, Figure, Link, Pager, Section, Status, Time, toneOf } from '../parts/basics.js';
 import { Chart, type ChartVerdicts, FAILURE_COLOR, P95_COLOR, SUCCESS_COLOR } from '../parts/chart.js';
+import { memo } from '../parts/memo.js';
 import { SearchBox } from '../parts/search-box.js';
 import {
   EmptyState,
@@ -588,7 +589,10 @@ type ExecutionRow = {
   errors?: ReadonlyArray<{ error: string; count: number } | null> | null;
 };
 
-export function ExecutionTable({
+/** Rendered again only when its rows (or the window it carries) change, not at each render of its view. */
+export const ExecutionTable = memo(ExecutionRows);
+
+function ExecutionRows({
   rows,
   keep = {},
   withWorkflow,

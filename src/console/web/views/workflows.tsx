@@ -150,6 +150,8 @@ export function WorkflowsView({ params }: { params: URLSearchParams }) {
       );
     let count: number;
     let rows: Row[];
+    /** Each row's latest runs, in aliased requests: asked beside the counts once the rows are known. */
+    let runsAsked: Promise<Map<string, Run[]>>;
     /** Whether a figure's order covers only the page the API listed (too many to read them all). */
     let pageOnly = false;
     const figure = isFigure(state.sort) ? state.sort : undefined;
@@ -164,6 +166,10 @@ export function WorkflowsView({ params }: { params: URLSearchParams }) {
       );
       count = all.count;
       rows = sorted.slice(state.page * state.size, (state.page + 1) * state.size);
+      runsAsked = latestRuns(
+        client,
+        rows.map((row) => row.workflow.uuid),
+      );
     } else {
       const page = await client.workflows({
         search,
@@ -173,6 +179,13 @@ export function WorkflowsView({ params }: { params: URLSearchParams }) {
             : undefined,
         page: { number: state.page, size: state.size },
       });
+      // The page's rows are the API's whatever their counts: their runs are asked beside them.
+      runsAsked = latestRuns(
+        client,
+        page.data.map((workflow) => workflow.uuid),
+      );
+      // Its failure is reported where it is awaited, below (or not at all if the counts fail first).
+      runsAsked.catch(() => undefined);
       const counts = await countsOf(page.data);
       count = page.count;
       rows = page.data.map((workflow) => ({ workflow, day: counts.get(workflow.uuid)! }));
@@ -181,11 +194,7 @@ export function WorkflowsView({ params }: { params: URLSearchParams }) {
         pageOnly = true;
       }
     }
-    // Each row's latest runs, in aliased requests.
-    const runs = await latestRuns(
-      client,
-      rows.map((row) => row.workflow.uuid),
-    );
+    const runs = await runsAsked;
     return {
       count,
       pageOnly,
