@@ -1,6 +1,5 @@
 import { retainedFrom } from '../../db/partitions.js';
 import { normalizeUuid } from '../../lib/uuid.js';
-import { countWindows } from '../../rollups/execution-counts.store.js';
 import { halfOpen } from '../../rollups/windows.js';
 import type { ApiScalars } from '../../schema/scalars.js';
 import type { WorkflowExecutionsInput } from '../../schema/schema-types.generated.js';
@@ -12,6 +11,7 @@ import { checkListBound, checkRange, likePattern, type Paging, searchText } from
 import { workflowUuidOf } from '../shared/workflow-scope.js';
 import { SEEK_MIN_OFFSET, seekStartedAt } from './deep-page.js';
 import { toEvent, toExecution, toLog } from './execution.mapper.js';
+import { createExecutionLoaders, retainedWindow } from './executions.loaders.js';
 import {
   countExecutionsByScan,
   countExecutionsWithGroup,
@@ -49,38 +49,34 @@ const scanned = (filter: ExecutionFilter) =>
   filter.search !== undefined || filter.errorFingerprint !== undefined;
 
 /**
- * Without `search`, the count is assembled from rollups: its cost does not grow with the matches.
+ * Without `search`, the count is assembled from rollups: its cost does not grow with the matches,
+ * and the counts of one request are read together (createExecutionLoaders).
  * An error group with statuses is counted by scanning (its rollups have no status).
  */
 async function countExecutions(ctx: RequestContext, listed: ExecutionFilter): Promise<number> {
   if (listed.search !== undefined || (listed.errorFingerprint !== undefined && listed.statuses !== undefined))
     return countExecutionsByScan(ctx.db, ctx.organizationId, listed);
+  if (listed.errorFingerprint === undefined)
+    return ctx.loaders.of(createExecutionLoaders).count.load({
+      workflowUuid: listed.workflowUuid ?? null,
+      statuses: listed.statuses,
+      from: listed.from,
+      to: listed.to,
+    });
   const filter = await retained(ctx, listed);
   const window = halfOpen({ from: filter.from?.getTime() ?? 0, to: filter.to?.getTime() ?? null });
-  if (filter.errorFingerprint !== undefined)
-    return countExecutionsWithGroup(
-      ctx.db,
-      ctx.organizationId,
-      filter.errorFingerprint,
-      window,
-      filter.workflowUuid ?? null,
-    );
-  const counts = await countWindows(
+  return countExecutionsWithGroup(
     ctx.db,
     ctx.organizationId,
-    [{ key: 0, workflowUuid: filter.workflowUuid ?? null, ...window }],
-    filter.statuses,
+    listed.errorFingerprint,
+    window,
+    filter.workflowUuid ?? null,
   );
-  return counts.get(0)?.total ?? 0;
 }
 
 /** A list's window from the first instant retention keeps: its count and pages show what remains. */
 async function retained(ctx: RequestContext, filter: ExecutionFilter): Promise<ExecutionFilter> {
-  const keptFrom = await retainedFrom(ctx.db);
-  if (keptFrom === undefined || (filter.from !== undefined && filter.from >= keptFrom)) return filter;
-  if (filter.to !== undefined && filter.to < keptFrom)
-    return { ...filter, from: keptFrom, to: new Date(keptFrom.getTime() - 1) };
-  return { ...filter, from: keptFrom };
+  return retainedWindow(filter, await retainedFrom(ctx.db));
 }
 
 /**
