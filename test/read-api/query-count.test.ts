@@ -63,6 +63,7 @@ describe('SQL statements per page', () => {
   let server: TestServer;
   let tenant: Tenant;
   let busyWorkflow: string;
+  let quietWorkflows: string[];
 
   before(async () => {
     database = await openTestDatabase();
@@ -81,6 +82,7 @@ describe('SQL statements per page', () => {
       workflow(org, { registeredAt: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString() }),
     );
     busyWorkflow = workflows[0]!.uuid as string;
+    quietWorkflows = workflows.slice(1, 10).map((wf) => wf.uuid as string);
     const records: Record<string, unknown>[] = [...workflows];
     for (const [i, wf] of workflows.entries()) {
       const w = wf.uuid as string;
@@ -133,6 +135,78 @@ describe('SQL statements per page', () => {
       assert.equal(hundred.statements.length, ten.statements.length, hundred.statements.join('\n---\n'));
       assert.ok(ten.statements.length <= 6, `${ten.statements.length} statements`);
     }
+  });
+
+  it("counts a request's 30 aliased workflowExecutions, over different workflows, statuses and windows, in as many statements as one", async () => {
+    // Each of the ten workflows asked with three of the status sets and three of the windows
+    // (every quiet workflow ran once at Jan 1 12:00 and failed once at Jan 3 00:07; the busy one
+    // also ran 120 times in February); the windows' edges fall inside rollup buckets.
+    const statusSets = [null, ['SUCCESS'], ['FAILURE'], ['FAILURE', 'SUCCESS'], ['IN_PROGRESS']];
+    const windows = [
+      { from: '2026-01-01T00:00:00Z', to: '2026-01-01T23:59:59.999Z' },
+      { from: '2026-01-01T11:59:30Z', to: '2026-01-03T00:07:00Z' },
+      { from: '2026-01-01T12:00:00.001Z', to: '2026-02-03T05:30:00Z' },
+    ];
+    const asked = [busyWorkflow, ...quietWorkflows].flatMap((w, i) =>
+      [0, 1, 2].map((j) => ({ w, status: statusSets[(i + j) % 5]!, ...windows[(i + 2 * j) % 3]! })),
+    );
+    assert.equal(asked.length, 30);
+    const field = (n: number) => {
+      const { status } = asked[n]!;
+      return `c${n}: workflowExecutions(input: {workflowUuid: $w${n}, from: $from${n}, to: $to${n}${
+        status === null ? '' : `, status: [${status.join(', ')}]`
+      }, page: {size: 1}}) { count }`;
+    };
+    const request = (ns: number[]) => {
+      const variables = ns.map((n) => `$w${n}: String!, $from${n}: Time!, $to${n}: Time!`).join(', ');
+      return statementsFor(
+        `query(${variables}) { ${ns.map(field).join('\n')} }`,
+        Object.fromEntries(
+          ns.flatMap((n) => [
+            [`w${n}`, asked[n]!.w],
+            [`from${n}`, asked[n]!.from],
+            [`to${n}`, asked[n]!.to],
+          ]),
+        ),
+      );
+    };
+    const all = await request(asked.map((_, n) => n));
+    const alone = [];
+    for (const n of asked.keys()) alone.push(await request([n]));
+    assert.deepEqual(
+      asked.map((_, n) => all.data[`c${n}`].count),
+      alone.map((one, n) => one.data[`c${n}`].count),
+    );
+    // What the fixtures hold, so that the comparison above is not between two wrong answers.
+    const expected = ({ w, status, from, to }: (typeof asked)[number]) => {
+      const runs = [
+        { at: '2026-01-01T12:00:00Z', status: 'SUCCESS' },
+        { at: '2026-01-03T00:07:00Z', status: 'FAILURE' },
+        ...(w === busyWorkflow
+          ? Array.from({ length: 120 }, (_, i) => ({
+              at: new Date(Date.UTC(2026, 1, 1) + i * 3_600_000 + 1).toISOString(),
+              status: 'SUCCESS',
+            }))
+          : []),
+      ];
+      return runs.filter(
+        (run) =>
+          Date.parse(run.at) >= Date.parse(from) &&
+          Date.parse(run.at) <= Date.parse(to) &&
+          (status === null || status.includes(run.status)),
+      ).length;
+    };
+    assert.deepEqual(
+      asked.map((_, n) => all.data[`c${n}`].count),
+      asked.map(expected),
+    );
+    assert.ok(asked.some((a, n) => a.w === busyWorkflow && all.data[`c${n}`].count > 50));
+    const statements = alone.map((one) => one.statements.length);
+    assert.ok(
+      statements.every((count) => count === all.statements.length),
+      `30 aliases: ${all.statements.length} statements, one alone: ${statements.join(' ')}\n${all.statements.join('\n---\n')}`,
+    );
+    assert.ok(all.statements.length <= 3, all.statements.join('\n---\n'));
   });
 
   it('computes only the requested fields: no aggregate or count query for a bare page', async () => {
