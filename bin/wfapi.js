@@ -1,11 +1,5 @@
 #!/usr/bin/env node
 // The `wfapi` command: a shim over the compiled CLI (`npm install` builds dist/ via `prepare`).
-import { processSignals, run } from '../dist/cli/run.js';
+import { processIo, run } from '../dist/cli/run.js';
 
-process.exitCode = await run(process.argv.slice(2), {
-  stdout: process.stdout,
-  stderr: process.stderr,
-  stdin: process.stdin,
-  env: process.env,
-  onSignal: processSignals,
-});
+process.exitCode = await run(process.argv.slice(2), processIo());

@@ -46,3 +46,12 @@ export const processSignals: SignalSubscription = (handler) => {
 export function onSignal(io: CliIo, handler: (signal: NodeJS.Signals) => void): () => void {
   return io.onSignal?.(handler) ?? (() => {});
 }
+
+/** The process's own streams, environment and signals: the command as started from a shell. */
+export const processIo = (): CliIo => ({
+  stdout: process.stdout,
+  stderr: process.stderr,
+  stdin: process.stdin,
+  env: process.env,
+  onSignal: processSignals,
+});

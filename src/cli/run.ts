@@ -3,7 +3,7 @@ import { CliError, EXIT, QuietExit } from './exit-codes.js';
 import type { CliIo } from './io.js';
 import { buildProgram } from './program.js';
 
-export { type CliIo, processSignals } from './io.js';
+export { type CliIo, processIo } from './io.js';
 
 /**
  * Runs `wfapi <argv>` with `io` as its streams and environment, and resolves with its exit code

@@ -1,4 +1,5 @@
 import type { PGlite } from '@electric-sql/pglite';
+import { lsnBytes } from './wal-position.js';
 
 /** Write-ahead log written since the last ANALYZE after which the next may come, at the least. */
 export const ANALYZE_MIN_BYTES = 64 * 1024 * 1024;
@@ -18,7 +19,8 @@ export const ANALYZE_MIN_BYTES = 64 * 1024 * 1024;
  * between transactions.
  */
 export class StatisticsKeeper {
-  private since: string | undefined;
+  /** Where the log stood at the last ANALYZE (bytes). */
+  private since: number | undefined;
   private sizeThen = 0;
 
   constructor(
@@ -35,26 +37,18 @@ export class StatisticsKeeper {
              join pg_namespace n on n.oid = c.relnamespace where n.nspname = 'public') as analyzed`,
       )
     ).rows;
-    this.since = row!.lsn;
+    this.since = lsnBytes(row!.lsn);
     this.sizeThen = Number(row!.size);
     if (!row!.analyzed && this.sizeThen > this.minBytes) await this.analyze();
   }
 
-  /** After a statement has run: an ANALYZE if one is due (never inside a transaction). */
-  async after(statement: { readonly op: string; readonly text?: string }): Promise<void> {
-    if (this.db.isInTransaction()) return;
-    if (statement.op === 'query' && /^\s*select\b/i.test(statement.text ?? '')) return;
-    const [row] = (
-      await this.db.query<{ lsn: string; written: string }>(
-        'select pg_current_wal_lsn()::text as lsn, (pg_current_wal_lsn() - $1::pg_lsn)::text as written',
-        [this.since ?? '0/0'],
-      )
-    ).rows;
+  /** The log's position after a write (walAfter): an ANALYZE if one is due. */
+  async at(position: number): Promise<void> {
     if (this.since === undefined) {
-      this.since = row!.lsn;
+      this.since = position;
       return;
     }
-    if (Number(row!.written) < Math.max(this.minBytes, this.sizeThen / 2)) return;
+    if (position - this.since < Math.max(this.minBytes, this.sizeThen / 2)) return;
     await this.analyze();
   }
 
@@ -65,7 +59,7 @@ export class StatisticsKeeper {
         'select pg_database_size(current_database())::text as size, pg_current_wal_lsn()::text as lsn',
       )
     ).rows;
-    this.since = row!.lsn;
+    this.since = lsnBytes(row!.lsn);
     this.sizeThen = Number(row!.size);
   }
 }

@@ -9,6 +9,7 @@ import { createPglite } from '../pglite.js';
 import { StatisticsKeeper } from './analyze.js';
 import { errorData, type WorkerOptions, type WorkerReply, type WorkerRequest } from './protocol.js';
 import { WalCheckpointer } from './wal-checkpoint.js';
+import { walAfter } from './wal-position.js';
 
 const port = parentPort!;
 const reply = (message: WorkerReply) => port.postMessage(message);
@@ -42,11 +43,13 @@ try {
         reply({ id: request.id, error: errorData(error) });
         return;
       }
-      // After the answer, before the next statement. A checkpoint that fails (a full disk) is
-      // tried again after the next write; the statements themselves then report the disk.
-      if (request.op !== 'close') await wal.after(request).catch(() => {});
-      // Statistics as autovacuum would keep them (analyze.ts); a failure is tried after the next write.
-      if (request.op !== 'close') await statistics.after(request).catch(() => {});
+      // After the answer, before the next statement: the upkeep PGlite's single backend lacks.
+      // A checkpoint that fails (a full disk) is tried again after the next write, the statements
+      // themselves then reporting the disk; so is an ANALYZE (statistics as autovacuum keeps them).
+      const position = await walAfter(db, request).catch(() => undefined);
+      if (position === undefined) return;
+      await wal.at(position).catch(() => {});
+      await statistics.at(position).catch(() => {});
     });
   });
   reply({ ready: true });
