@@ -22,6 +22,14 @@ export function halfOpen(window: { readonly from: number; readonly to: number | 
   return { from: window.from, to: window.to === null ? null : window.to + 1 };
 }
 
+/** The rollup window of a filter's instants, each optional and inclusive: open where one is absent. */
+export function instantsWindow(window: {
+  readonly from?: Date | undefined;
+  readonly to?: Date | undefined;
+}): TimeWindow {
+  return halfOpen({ from: window.from?.getTime() ?? 0, to: window.to?.getTime() ?? null });
+}
+
 /** The inclusive window [from, to] of a bounded rollup window [from, to): halfOpen's inverse. */
 export function inclusive(window: { readonly from: number; readonly to: number }): {
   from: number;

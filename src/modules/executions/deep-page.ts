@@ -1,6 +1,7 @@
 import type { Queryable } from '../../db/database.js';
 import { executionCounts } from '../../rollups/execution-counts.rollup.js';
 import { bucketTotals, countWindows } from '../../rollups/execution-counts.store.js';
+import { instantsWindow } from '../../rollups/windows.js';
 import type { ExecutionFilter } from './executions.store.js';
 
 /** Below this offset a plain OFFSET scan is cheaper than seeking. */
@@ -30,8 +31,7 @@ export async function seekStartedAt(
   offset: number,
   newestFirst: boolean,
 ): Promise<Seek | undefined> {
-  const windowFrom = filter.from?.getTime() ?? 0;
-  const windowTo = filter.to === undefined ? null : filter.to.getTime() + 1;
+  const { from: windowFrom, to: windowTo } = instantsWindow(filter);
   let from = windowFrom;
   let to = windowTo;
   let skipped = 0;

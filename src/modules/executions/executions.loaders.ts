@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import type { Queryable } from '../../db/database.js';
 import { retainedFrom } from '../../db/partitions.js';
 import { countWindows } from '../../rollups/execution-counts.store.js';
-import { halfOpen } from '../../rollups/windows.js';
+import { instantsWindow } from '../../rollups/windows.js';
 
 /** A count the rollups answer: one workflow's (or every workflow's) executions in [from, to]. */
 export interface CountKey {
@@ -46,14 +46,11 @@ export function createExecutionLoaders(db: Queryable, organizationId: string) {
     count: new DataLoader<CountKey, number, string>(
       async (keys) => {
         const keptFrom = await retainedFrom(db);
-        const windows = keys.map((key, index) => {
-          const { from, to } = retainedWindow(key, keptFrom);
-          return {
-            key: index,
-            workflowUuid: key.workflowUuid,
-            ...halfOpen({ from: from?.getTime() ?? 0, to: to?.getTime() ?? null }),
-          };
-        });
+        const windows = keys.map((key, index) => ({
+          key: index,
+          workflowUuid: key.workflowUuid,
+          ...instantsWindow(retainedWindow(key, keptFrom)),
+        }));
         // Every key restricted to some statuses: only those are read; otherwise all of them.
         const statuses = keys.every((key) => key.statuses !== undefined)
           ? [...new Set(keys.flatMap((key) => key.statuses ?? []))]

@@ -1,6 +1,6 @@
 import { retainedFrom } from '../../db/partitions.js';
 import { normalizeUuid } from '../../lib/uuid.js';
-import { halfOpen } from '../../rollups/windows.js';
+import { instantsWindow } from '../../rollups/windows.js';
 import type { ApiScalars } from '../../schema/scalars.js';
 import type { WorkflowExecutionsInput } from '../../schema/schema-types.generated.js';
 import type { RequestContext } from '../context.js';
@@ -64,12 +64,11 @@ async function countExecutions(ctx: RequestContext, listed: ExecutionFilter): Pr
       to: listed.to,
     });
   const filter = await retained(ctx, listed);
-  const window = halfOpen({ from: filter.from?.getTime() ?? 0, to: filter.to?.getTime() ?? null });
   return countExecutionsWithGroup(
     ctx.db,
     ctx.organizationId,
     listed.errorFingerprint,
-    window,
+    instantsWindow(filter),
     filter.workflowUuid ?? null,
   );
 }
