@@ -30,16 +30,8 @@ export class StatisticsKeeper {
 
   /** When the database is opened: an ANALYZE now if it holds data that has no statistics. */
   async atOpen(): Promise<void> {
-    const [row] = (
-      await this.db.query<{ size: string; analyzed: boolean; lsn: string }>(
-        `select pg_database_size(current_database())::text as size, pg_current_wal_lsn()::text as lsn,
-           exists (select 1 from pg_statistic s join pg_class c on c.oid = s.starelid
-             join pg_namespace n on n.oid = c.relnamespace where n.nspname = 'public') as analyzed`,
-      )
-    ).rows;
-    this.since = lsnBytes(row!.lsn);
-    this.sizeThen = Number(row!.size);
-    if (!row!.analyzed && this.sizeThen > this.minBytes) await this.analyze();
+    const analyzed = await this.measure();
+    if (!analyzed && this.sizeThen > this.minBytes) await this.analyze();
   }
 
   /** The log's position after a write (walAfter): an ANALYZE if one is due. */
@@ -54,12 +46,20 @@ export class StatisticsKeeper {
 
   private async analyze(): Promise<void> {
     await this.db.exec('analyze');
+    await this.measure();
+  }
+
+  /** Remembers where the log stands and the database's size; says whether any table has statistics. */
+  private async measure(): Promise<boolean> {
     const [row] = (
-      await this.db.query<{ size: string; lsn: string }>(
-        'select pg_database_size(current_database())::text as size, pg_current_wal_lsn()::text as lsn',
+      await this.db.query<{ size: string; analyzed: boolean; lsn: string }>(
+        `select pg_database_size(current_database())::text as size, pg_current_wal_lsn()::text as lsn,
+           exists (select 1 from pg_statistic s join pg_class c on c.oid = s.starelid
+             join pg_namespace n on n.oid = c.relnamespace where n.nspname = 'public') as analyzed`,
       )
     ).rows;
     this.since = lsnBytes(row!.lsn);
     this.sizeThen = Number(row!.size);
+    return row!.analyzed;
   }
 }
