@@ -61,23 +61,27 @@ class SegmentedWindows {
   /** Makes the segments of every window added; call once, after the last add. */
   cut(): void {
     // Both ends inclusive, as section 5's windows: each is [now - length, now].
-    const end = halfOpen({ from: this.now, to: this.now }).to;
-    const edges = new Set<number>([end]);
-    for (const length of this.lengths)
-      for (const piece of splitWindow(halfOpen({ from: this.now - length, to: this.now }), this.grains)) {
+    const windows = new Map(
+      [...this.lengths].map(
+        (length) => [length, halfOpen({ from: this.now - length, to: this.now })] as const,
+      ),
+    );
+    const edges = new Set<number>();
+    for (const window of windows.values()) {
+      edges.add(window.to);
+      for (const piece of splitWindow(window, this.grains)) {
         edges.add(piece.from);
         if (piece.to !== null) edges.add(piece.to);
       }
+    }
     const sorted = [...edges].sort((a, b) => a - b);
     for (let i = 0; i + 1 < sorted.length; i++)
       this.segments.push({ key: i, from: sorted[i]!, to: sorted[i + 1]!, workflowUuid: null });
-    for (const length of this.lengths) {
-      const from = this.now - length;
+    for (const [length, window] of windows)
       this.parts.set(
         length,
-        sorted.flatMap((edge, i) => (edge >= from && edge < end ? [i] : [])),
+        sorted.flatMap((edge, i) => (edge >= window.from && edge < window.to ? [i] : [])),
       );
-    }
   }
 
   partsOf(lengthMs: number): readonly number[] {
