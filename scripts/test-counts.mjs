@@ -12,6 +12,25 @@
 // - a file that fails outside any test (a top-level throw, a timeout) is reported by node as a
 //   test named after the file: one failed test.
 
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * A test worker (scripts/test-worker.mjs) runs each file inside a top-level suite named after the
+ * file: that suite's events count as the file's own.
+ */
+const WORKER = fileURLToPath(new URL('./test-worker.mjs', import.meta.url));
+const fileOf = (data) => (data.nesting === 0 && data.file === WORKER ? resolve(data.name) : data.file);
+/**
+ * A worker's own entry (scripts/test.mjs writes queue-N/worker-M.mjs): node reports it as a test
+ * when it ran no file (the other workers took them all), which is no test of the suite; a worker
+ * that failed (its process died) counts as a failure.
+ */
+const isIdleWorker = (event) =>
+  event.type === 'test:pass' &&
+  event.data.nesting === 0 &&
+  /[\\/]queue-\d+[\\/]worker-\d+\.mjs$/.test(event.data.file ?? '');
+
 export default async function* countTests(source) {
   const counts = { passed: 0, failed: 0, skipped: 0 };
   /** Per file, per depth: failures seen below the node at that depth that has not ended yet. */
@@ -20,12 +39,14 @@ export default async function* countTests(source) {
   const files = {};
   for await (const event of source) {
     if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
+    if (isIdleWorker(event)) continue;
     const { data } = event;
-    if (data.nesting === 0 && data.file) {
-      files[data.file] = (files[data.file] ?? 0) + Math.round(data.details?.duration_ms ?? 0);
+    const file = fileOf(data);
+    if (data.nesting === 0 && file) {
+      files[file] = (files[file] ?? 0) + Math.round(data.details?.duration_ms ?? 0);
     }
-    const pending = pendingByFile.get(data.file) ?? [];
-    pendingByFile.set(data.file, pending);
+    const pending = pendingByFile.get(file) ?? [];
+    pendingByFile.set(file, pending);
     const depth = data.nesting;
     const failuresInside = pending[depth] ?? 0;
     pending.length = depth;

@@ -2,10 +2,10 @@
 // Runs the whole suite on the embedded database, then on PostgreSQL when TEST_DATABASE_URL is set.
 // Usage: npm test [-- [--db=pglite|postgres] test/some.test.ts ...]
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const COUNTS_REPORTER = fileURLToPath(new URL('./test-counts.mjs', import.meta.url));
 
@@ -29,24 +29,55 @@ const files = named.length ? named : testFiles('test').sort();
 const marked = (file, mark) =>
   new RegExp(`^// test: ${mark}\\b`, 'm').test(readFileSync(file, 'utf8').slice(0, 2000));
 const isAlone = (file) => marked(file, 'alone');
-/** Files whose proof does not depend on the database kind (`// test: any-database`) run in the first phase only. */
+/**
+ * Files whose proof does not depend on the database kind (`// test: any-database`) run in one
+ * phase only: the last, PostgreSQL's when the run has it, where a test's database work costs the
+ * worker less than the embedded database (which runs inside the worker) does.
+ */
 const anyDatabase = (file) => marked(file, 'any-database');
 /**
- * Files run side by side, one per core (at least two: most files wait on a database or a server
- * more than they compute). WFAPI_TEST_CONCURRENCY overrides it.
+ * Workers run side by side, two per core: a file waits on a database, a server, a child process or
+ * a browser for much of its time, and two workers a core finished the suite in 9.7 minutes on two
+ * cores where one a core took 12. WFAPI_TEST_CONCURRENCY overrides it.
  */
-const CONCURRENCY = Number(process.env.WFAPI_TEST_CONCURRENCY) || Math.max(2, availableParallelism());
-/** The groups of one database's phase; `first` is whether it is the run's first phase. */
-const groupsFor = (first) =>
+const CONCURRENCY = Number(process.env.WFAPI_TEST_CONCURRENCY) || 2 * availableParallelism();
+/**
+ * The groups of one database's phase; `last` is whether it is the run's last phase. The pooled
+ * files are shared out among the group's workers (scripts/test-worker.mjs); an alone file has a
+ * process of its own and the machine to itself.
+ */
+const groupsFor = (last) =>
   [
     {
-      files: files.filter((file) => !isAlone(file) && (first || !anyDatabase(file))),
+      files: files.filter((file) => !isAlone(file) && (last || !anyDatabase(file))),
       concurrency: CONCURRENCY,
+      pooled: true,
     },
-    { files: files.filter(isAlone), concurrency: 1 },
+    { files: files.filter(isAlone), concurrency: 1, pooled: false },
   ].filter((group) => group.files.length > 0);
 /** The longest one file may run (the slowest take about a minute on a loaded machine). */
 const FILE_TIMEOUT_MS = 8 * 60_000;
+/** The longest a phase's worker may run: it stops a worker that never ends (a handle left open). */
+const WORKER_TIMEOUT_MS = 60 * 60_000;
+const WORKER = fileURLToPath(new URL('./test-worker.mjs', import.meta.url));
+/**
+ * Each file's seconds on each database in the last run, kept out of the repository: a phase's
+ * queue puts the longest files first, so that no worker starts a long file when the others are
+ * about to finish. Without it (a new clone), a file's length in bytes stands for its time.
+ */
+const TIMES_CACHE = join('node_modules', '.cache', 'wfapi', 'test-seconds.json');
+const lastTimes = (() => {
+  try {
+    return JSON.parse(readFileSync(TIMES_CACHE, 'utf8'));
+  } catch {
+    return {};
+  }
+})();
+const longestFirst = (target, list) => {
+  const weight = (file) =>
+    lastTimes[`${target} ${relative(process.cwd(), file)}`] ?? statSync(file).size / 2000;
+  return [...list].sort((a, b) => weight(b) - weight(a));
+};
 const DEFAULT_PG = 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** PostgreSQL runs when TEST_DATABASE_URL is set (then it must work) or a local server answers. */
@@ -95,11 +126,30 @@ let phase = 0;
 
 /**
  * Runs a group of files on one database, the spec reporter's output echoed to stdout; resolves
- * with the exit code and the pass/fail/skip counts of every test the phase ran.
+ * with the exit code and the pass/fail/skip counts of every test the phase ran. A pooled group
+ * runs as `concurrency` workers that share a queue of its files.
  */
-function runOn(target, template, { files, concurrency }) {
+function runOn(target, template, { files, concurrency, pooled }) {
   phase += 1;
   const countsFile = join(countsDir, `phase-${phase}.json`);
+  let entries = files;
+  let queueEnv = {};
+  if (pooled) {
+    const queue = join(countsDir, `queue-${phase}`);
+    mkdirSync(queue);
+    const ordered = longestFirst(target, files);
+    writeFileSync(
+      join(queue, 'files.json'),
+      JSON.stringify({ files: ordered, fileTimeoutMs: FILE_TIMEOUT_MS }),
+    );
+    // node --test runs each path once: every worker is a file of its own that loads the one worker.
+    entries = Array.from({ length: Math.min(concurrency, files.length) }, (_, i) => {
+      const entry = join(queue, `worker-${i + 1}.mjs`);
+      writeFileSync(entry, `import ${JSON.stringify(pathToFileURL(WORKER).href)};\n`);
+      return entry;
+    });
+    queueEnv = { WFAPI_TEST_QUEUE: queue };
+  }
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
@@ -108,14 +158,14 @@ function runOn(target, template, { files, concurrency }) {
         'tsx',
         '--test',
         `--test-concurrency=${concurrency}`,
-        // Node 20 times out a whole file with this: a file that hangs fails after FILE_TIMEOUT_MS
-        // instead of holding the run until CI's own limit ends it without a report.
-        `--test-timeout=${FILE_TIMEOUT_MS}`,
+        // Node 20 times out a whole file (here a worker) with this: one that hangs fails after the
+        // timeout instead of holding the run until CI's own limit ends it without a report.
+        `--test-timeout=${pooled ? WORKER_TIMEOUT_MS : FILE_TIMEOUT_MS}`,
         '--test-reporter=spec',
         '--test-reporter-destination=stdout',
         `--test-reporter=${COUNTS_REPORTER}`,
         `--test-reporter-destination=${countsFile}`,
-        ...files,
+        ...entries,
       ],
       {
         stdio: ['ignore', 'inherit', 'inherit'],
@@ -125,6 +175,7 @@ function runOn(target, template, { files, concurrency }) {
           WFAPI_TEST_TEMPLATE: template,
           WFAPI_TEST_CLI: 'compiled',
           ...pgEnv,
+          ...queueEnv,
         },
       },
     );
@@ -170,10 +221,15 @@ for (const target of targets) {
   console.log(`\n# ===== database: ${target} =====`);
   // WFAPI_TEST_TEMPLATE=off: every file migrates its own database (no file of the run opens one).
   const location = process.env.WFAPI_TEST_TEMPLATE === 'off' ? '' : template('make', target);
-  for (const group of groupsFor(target === targets[0])) {
+  for (const group of groupsFor(target === targets.at(-1))) {
+    const groupStarted = Date.now();
     const result = await runOn(target, location, group);
+    console.log(
+      `# ${target}: ${group.files.length} files in ${((Date.now() - groupStarted) / 60000).toFixed(1)} minutes`,
+    );
     for (const [file, ms] of Object.entries(result.files)) {
       fileSeconds.set(file, (fileSeconds.get(file) ?? 0) + ms / 1000);
+      lastTimes[`${target} ${relative(process.cwd(), file)}`] = +(ms / 1000).toFixed(1);
     }
     totals.pass += result.pass;
     totals.fail += result.fail;
@@ -189,6 +245,8 @@ if (process.env.WFAPI_TEST_TIMES) {
   );
   writeFileSync(process.env.WFAPI_TEST_TIMES, `${JSON.stringify(times, null, 1)}\n`);
 }
+mkdirSync(dirname(TIMES_CACHE), { recursive: true });
+writeFileSync(TIMES_CACHE, `${JSON.stringify(lastTimes, null, 1)}\n`);
 const slowest = [...fileSeconds].sort((a, b) => b[1] - a[1]).slice(0, 12);
 console.log('\n# slowest files (seconds, all databases):');
 for (const [file, seconds] of slowest)

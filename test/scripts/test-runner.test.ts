@@ -1,4 +1,4 @@
-// test: any-database (what it proves does not depend on the database kind: it runs once, in the first phase)
+// test: any-database (what it proves does not depend on the database kind: it runs once, in the last phase)
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ interface Run {
 }
 
 /** `npm test -- files...` as scripts/test.mjs runs it: one phase per database it finds. */
-function runSuite(files: readonly string[]): Promise<Run> {
+function runSuite(files: readonly string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
@@ -22,7 +22,7 @@ function runSuite(files: readonly string[]): Promise<Run> {
       // fixtures open no database, so no template is made for them.
       {
         cwd: ROOT,
-        env: cleanEnv({ NODE_TEST_CONTEXT: undefined, WFAPI_TEST_TEMPLATE: 'off' }),
+        env: cleanEnv({ NODE_TEST_CONTEXT: undefined, WFAPI_TEST_TEMPLATE: 'off', ...env }),
         maxBuffer: 64 * 1024 * 1024,
       },
       (error, stdout) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout }),
@@ -59,10 +59,31 @@ describe('npm test (scripts/test.mjs)', () => {
     assert.equal(run.code, 0);
   });
 
-  it('runs a file marked `// test: any-database` once, in the first database phase only', async () => {
+  it('runs a file marked `// test: any-database` once, in the last database phase only', async () => {
     const run = await runSuite(['passing.fixture.ts', 'once.fixture.ts']);
     const { databases, ...counts } = closing(run.stdout);
     assert.deepEqual(counts, { passed: 3 * databases + 1, failed: 0, skipped: 0 });
     assert.equal(run.code, 0);
+    // PostgreSQL's phase when the run has it (it comes last), else the embedded database's.
+    assert.deepEqual(
+      [...run.stdout.matchAll(/✔ runs once, on (\w+)/g)].map((match) => match[1]),
+      [databases === 2 ? 'postgres' : 'pglite'],
+    );
+  });
+
+  it("runs each file's top-level hooks around its own tests only, though one worker runs several files", async () => {
+    // One worker: the three files share its process, one after the other.
+    const run = await runSuite(
+      ['scoped-hooks.fixture.ts', 'throws.fixture.ts', 'scoped-hooks-too.fixture.ts'],
+      {
+        WFAPI_TEST_CONCURRENCY: '1',
+      },
+    );
+    const { databases, ...counts } = closing(run.stdout);
+    // Per database: both hook files' two tests pass (their `after` checks the hooks); the file
+    // that throws as it loads is one failure and does not stop the file after it.
+    assert.deepEqual(counts, { passed: 4 * databases, failed: databases, skipped: 0 });
+    assert.match(run.stdout, /this fixture fails as it loads/);
+    assert.notEqual(run.code, 0);
   });
 });
