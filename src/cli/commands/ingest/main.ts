@@ -89,13 +89,14 @@ export function ingestSettings(
   };
 }
 
-/** The source's bytes, counted as they are read, and its size when it is a file. */
+/**
+ * The source's bytes, counted as they are read, and its size when it is a file. The file is
+ * opened when its first line is asked for: a command that fails before it reads (NATS
+ * unreachable) leaves no file open, and no open still in flight after it has returned.
+ */
 function openSource(input: { source: string; stdin: NodeJS.ReadableStream }) {
   let totalBytes: number | undefined;
-  let source: AsyncIterable<Uint8Array>;
-  if (input.source === '-') {
-    source = input.stdin as AsyncIterable<Uint8Array>;
-  } else {
+  if (input.source !== '-') {
     try {
       const stat = statSync(input.source);
       if (!stat.isFile()) throw new Error('not a regular file');
@@ -103,10 +104,11 @@ function openSource(input: { source: string; stdin: NodeJS.ReadableStream }) {
     } catch (error) {
       throw new CliError(`cannot read ${input.source}: ${(error as Error).message}`);
     }
-    source = createReadStream(input.source);
   }
   const counter = { bytes: 0, totalBytes };
   async function* counted(): AsyncGenerator<Uint8Array> {
+    const source: AsyncIterable<Uint8Array> =
+      input.source === '-' ? (input.stdin as AsyncIterable<Uint8Array>) : createReadStream(input.source);
     for await (const chunk of source) {
       counter.bytes += chunk.length;
       yield chunk;
