@@ -10,7 +10,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { INGEST_OBSERVERS } from '../../src/app.js';
 import { publishNdjson } from '../../src/cli/commands/ingest/nats-publish.js';
 import type { Database } from '../../src/db/database.js';
@@ -20,6 +19,7 @@ import { ndjsonLines } from '../../src/ingest/ndjson-lines.js';
 import { runCli } from '../harness/cli.js';
 import { openTestDatabase, type TestDatabase } from '../harness/database.js';
 import { requireEngine } from '../harness/engines.js';
+import { eventually, eventuallyRead } from '../harness/eventually.js';
 import {
   createTenant,
   deployment,
@@ -60,6 +60,9 @@ async function* linesOf(records: readonly unknown[]) {
   yield* ndjsonLines(body());
 }
 
+/** The consumer's ack wait: a message a worker took and never acknowledged is redelivered after it. */
+const ACK_WAIT_MS = 5000;
+
 const natsServer = await requireEngine('nats-server');
 describe('ingestion through NATS JetStream', natsServer, () => {
   let nats: NatsServer;
@@ -71,7 +74,7 @@ describe('ingestion through NATS JetStream', natsServer, () => {
     db: database.db,
     natsUrl: nats.url,
     batchMessages: 4,
-    ackWaitMs: 5000,
+    ackWaitMs: ACK_WAIT_MS,
     batchSize: 5000,
     observers: INGEST_OBSERVERS,
   });
@@ -268,14 +271,24 @@ describe('ingestion through NATS JetStream', natsServer, () => {
       await client.publish(ingestSubject(org), m === 0 ? [flow, ...runs] : runs);
     }
     const stopping = await startIngestWorker(workerOptions());
-    while (stopping.stats.messages === 0) await sleep(5);
-    await stopping.stop();
-    const state = await client.consumerState();
-    assert.equal(state.unacknowledged, 0, 'nothing is left in hand to wait for its ack wait');
-    assert.ok(state.pending > 0, 'stopped before the end of the stream');
-    assert.equal((await counts(database.db, org)).executions, stopping.stats.messages * 50);
-
-    worker = await startIngestWorker(workerOptions());
+    try {
+      await eventually(() => stopping.stats.messages > 0, 'the worker took a message');
+      await stopping.stop();
+      // The worker flushed its acknowledgements before it closed; the server applies them apart
+      // from this client's request, so the state is read until it shows them, within less than
+      // the ack wait (after which a message dropped in hand would leave the count at 0 as well).
+      const state = await eventuallyRead(
+        () => client.consumerState(),
+        (read) => read.unacknowledged === 0,
+        'nothing is left in hand to wait for its ack wait',
+        { timeoutMs: ACK_WAIT_MS / 2 },
+      );
+      assert.ok(state.pending > 0, 'stopped before the end of the stream');
+      assert.equal((await counts(database.db, org)).executions, stopping.stats.messages * 50);
+    } finally {
+      await stopping.stop();
+      worker = await startIngestWorker(workerOptions());
+    }
     await client.drained();
     assert.equal((await counts(database.db, org)).executions, MESSAGES * 50);
   });
