@@ -61,21 +61,28 @@ const FILE_TIMEOUT_MS = 8 * 60_000;
 const WORKER_TIMEOUT_MS = 60 * 60_000;
 const WORKER = fileURLToPath(new URL('./test-worker.mjs', import.meta.url));
 /**
- * Each file's seconds on each database in the last run, kept out of the repository: a phase's
- * queue puts the longest files first, so that no worker starts a long file when the others are
- * about to finish. Without it (a new clone), a file's length in bytes stands for its time.
+ * A phase's queue puts the longest files first, so that no worker starts a long file when the
+ * others are about to finish. A file's time is its seconds on that database in this checkout's
+ * last run (kept out of the repository, in TIMES_CACHE); on a new clone, its seconds on all
+ * databases in the run that wrote TIMES_SEED (`WFAPI_TEST_TIMES=scripts/test-seconds.json npm
+ * test`); for a file newer than that, its length in bytes.
  */
 const TIMES_CACHE = join('node_modules', '.cache', 'wfapi', 'test-seconds.json');
-const lastTimes = (() => {
+const TIMES_SEED = fileURLToPath(new URL('./test-seconds.json', import.meta.url));
+const readTimes = (path) => {
   try {
-    return JSON.parse(readFileSync(TIMES_CACHE, 'utf8'));
+    return JSON.parse(readFileSync(path, 'utf8'));
   } catch {
     return {};
   }
-})();
+};
+const lastTimes = readTimes(TIMES_CACHE);
+const seedTimes = readTimes(TIMES_SEED);
 const longestFirst = (target, list) => {
-  const weight = (file) =>
-    lastTimes[`${target} ${relative(process.cwd(), file)}`] ?? statSync(file).size / 2000;
+  const weight = (file) => {
+    const name = relative(process.cwd(), file);
+    return lastTimes[`${target} ${name}`] ?? seedTimes[name] ?? statSync(file).size / 2000;
+  };
   return [...list].sort((a, b) => weight(b) - weight(a));
 };
 const DEFAULT_PG = 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -243,7 +250,7 @@ if (process.env.WFAPI_TEST_TIMES) {
   const times = Object.fromEntries(
     [...fileSeconds].map(([file, s]) => [relative(process.cwd(), file), +s.toFixed(1)]),
   );
-  writeFileSync(process.env.WFAPI_TEST_TIMES, `${JSON.stringify(times, null, 1)}\n`);
+  writeFileSync(process.env.WFAPI_TEST_TIMES, `${JSON.stringify(times, null, 2)}\n`);
 }
 mkdirSync(dirname(TIMES_CACHE), { recursive: true });
 writeFileSync(TIMES_CACHE, `${JSON.stringify(lastTimes, null, 1)}\n`);
