@@ -1,4 +1,4 @@
-// test: any-database (what it proves does not depend on the database kind: it runs once, in the first phase)
+// test: any-database (what it proves does not depend on the database kind: it runs once, in the last phase)
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { describe, it } from 'node:test';
