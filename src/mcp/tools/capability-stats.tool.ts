@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { CapabilityStats } from '../../schema/schema-types.generated.js';
 import { clip } from '../answer-size.js';
 import {
   cutPageNote,
@@ -16,14 +17,8 @@ const CAPABILITIES = `query McpCapabilityStats($input: CapabilityStatsInput!) {
   capabilityStats(input: $input) { count data { capabilityID calls failures failureRate p50Ms p95Ms } }
 }`;
 
-interface Row {
-  capabilityID: string;
-  calls: number;
-  failures: number;
-  failureRate: number;
-  p50Ms: number | null;
-  p95Ms: number | null;
-}
+/** A row as the tool's query selects it. */
+type Row = CapabilityStats;
 
 export const capabilityStats = defineTool({
   name: 'capability_stats',

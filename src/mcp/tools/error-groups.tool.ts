@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ErrorGroup } from '../../schema/schema-types.generated.js';
 import { clip } from '../answer-size.js';
 import {
   cutPageNote,
@@ -19,17 +20,8 @@ const GROUPS = `query McpErrorGroups($input: ErrorGroupsInput!) {
   }
 }`;
 
-interface Row {
-  fingerprint: string;
-  pattern: string;
-  sampleMessage: string;
-  occurrences: number;
-  executionCount: number;
-  workflowCount: number;
-  capabilityIDs: string[];
-  firstSeenAt: string;
-  lastSeenAt: string;
-}
+/** A row as the tool's query selects it: every field of the group but its activity. */
+type Row = Omit<ErrorGroup, 'activity'>;
 
 export const errorGroups = defineTool({
   name: 'error_groups',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { WorkflowExecution } from '../../schema/schema-types.generated.js';
 import { clip } from '../answer-size.js';
 import {
   cutPageNote,
@@ -20,17 +21,19 @@ const EXECUTIONS = `query McpFindExecutions($input: WorkflowExecutionsInput!) {
   }
 }`;
 
-interface Row {
-  uuid: string;
-  id: string;
-  workflowUUID: string;
-  workflowName: string;
-  status: string;
-  classifiedStatus: string | null;
-  startedAt: string;
-  finishedAt: string | null;
-  errors: Array<{ error: string; count: number } | null> | null;
-}
+/** A row as the tool's query selects it. */
+type Row = Pick<
+  WorkflowExecution,
+  | 'uuid'
+  | 'id'
+  | 'workflowUUID'
+  | 'workflowName'
+  | 'status'
+  | 'classifiedStatus'
+  | 'startedAt'
+  | 'finishedAt'
+  | 'errors'
+>;
 
 export const findExecutions = defineTool({
   name: 'find_executions',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Workflow } from '../../schema/schema-types.generated.js';
 import { clip } from '../answer-size.js';
 import { cutPageNote, deploymentStatuses, pageAnswer, pageArguments, pagingOutput } from '../arguments.js';
 import { timeText } from '../text.js';
@@ -11,15 +12,11 @@ const WORKFLOWS = `query McpListWorkflows($input: WorkflowsInput!) {
   }
 }`;
 
-interface Row {
-  uuid: string;
-  name: string;
-  status: string;
-  registeredAt: string;
-  executedAt: string | null;
-  executionCount: number;
-  executionCountByStatus: { success: number; failure: number };
-}
+/** A row as the tool's query selects it. */
+type Row = Pick<
+  Workflow,
+  'uuid' | 'name' | 'status' | 'registeredAt' | 'executedAt' | 'executionCount' | 'executionCountByStatus'
+>;
 
 export const listWorkflows = defineTool({
   name: 'list_workflows',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ExecutionLogMatch } from '../../schema/schema-types.generated.js';
 import { clip } from '../answer-size.js';
 import {
   cutPageNote,
@@ -19,14 +20,8 @@ const SEARCH = `query McpSearchLogs($input: SearchExecutionLogsInput!) {
   }
 }`;
 
-interface Row {
-  workflowExecutionUUID: string;
-  workflowUUID: string;
-  workflowName: string;
-  nodeID: string;
-  timestamp: string;
-  message: string;
-}
+/** A row as the tool's query selects it. */
+type Row = ExecutionLogMatch;
 
 export const searchLogs = defineTool({
   name: 'search_logs',

@@ -1,4 +1,5 @@
 import { useEffect, useRef } from 'preact/hooks';
+import type { ErrorGroup, ErrorGroupBucket } from '../../../client/index.js';
 import { ErrorNote, Link, Pager, Sparkline, Time } from '../parts/basics.js';
 import { WindowPicker } from '../parts/window-picker.js';
 import { href, intParam } from '../route.js';
@@ -10,18 +11,8 @@ const PAGE_SIZE = 20;
 const GROUP_PAGE_SIZE = 10;
 const COLUMNS = 6;
 
-type Group = {
-  fingerprint: string;
-  pattern: string;
-  sampleMessage: string;
-  occurrences: number;
-  executionCount: number;
-  workflowCount: number;
-  capabilityIDs: string[];
-  firstSeenAt: string;
-  lastSeenAt: string;
-  activity: Array<{ occurrences: number }>;
-};
+/** A group as the view's query selects it: its activity's occurrences only. */
+type Group = Omit<ErrorGroup, 'activity'> & { activity: Array<Pick<ErrorGroupBucket, 'occurrences'>> };
 
 export function ErrorsView({ params }: { params: URLSearchParams }) {
   const window = viewWindow(params);
