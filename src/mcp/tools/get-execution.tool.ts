@@ -1,5 +1,13 @@
 import { z } from 'zod';
 import { errorGroupOf } from '../../rollups/fingerprint.js';
+import type {
+  CapabilityExecutionError,
+  ExecutionError,
+  WorkflowExecution,
+  WorkflowExecutionEvent,
+  WorkflowExecutionLog,
+  WorkflowExecutionLogPageOutput,
+} from '../../schema/schema-types.generated.js';
 import { clip } from '../answer-size.js';
 import { uuidArgument } from '../arguments.js';
 import { msText, plural, timeText } from '../text.js';
@@ -30,42 +38,16 @@ const MAX_ERROR_LINES = 20;
 const ERROR_LINE =
   /\b(errors?|fail(s|ed|ure)?|panic(ked)?|fatal|exception|revert(ed)?|timed? ?out|refused|denied|invalid)\b/i;
 
-type ErrorEntry = { error: string; count: number } | null;
-interface Line {
-  nodeID: string;
-  message: string;
-  timestamp: string;
-}
-interface LogPage {
-  data: Line[] | null;
-  next: string | null;
-}
+/** An error of the execution's or of one of its capability events (the same two fields). */
+type ErrorEntry = ExecutionError | CapabilityExecutionError | null;
+type Line = WorkflowExecutionLog;
+type LogPage = WorkflowExecutionLogPageOutput;
+/** The answer of the tool's query: each field as the schema types it, narrowed to what is selected. */
 interface Answer {
   workflowExecution: {
-    data: {
-      uuid: string;
-      id: string;
-      workflowUUID: string;
-      workflowName: string;
-      status: string;
-      classifiedStatus: string | null;
-      startedAt: string;
-      finishedAt: string | null;
-      creditUsed: string | null;
-      executedInTee: boolean | null;
-      errors: ErrorEntry[] | null;
-    } | null;
+    data: Omit<WorkflowExecution, 'workflowId'> | null;
   };
-  workflowExecutionEvents: {
-    data: Array<{
-      capabilityID: string;
-      status: string;
-      method: string | null;
-      startedAt: string;
-      finishedAt: string | null;
-      errors: ErrorEntry[] | null;
-    }> | null;
-  };
+  workflowExecutionEvents: { data: WorkflowExecutionEvent[] | null };
   workflowExecutionLogPage: LogPage;
 }
 

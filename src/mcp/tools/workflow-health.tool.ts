@@ -1,5 +1,15 @@
 import { z } from 'zod';
 import { formatTime } from '../../lib/time.js';
+import type {
+  CapabilityStats,
+  DurationStats,
+  ErrorGroup,
+  ExecutionError,
+  Workflow,
+  WorkflowActivityRow,
+  WorkflowDeployment,
+  WorkflowExecution,
+} from '../../schema/schema-types.generated.js';
 import { clip } from '../answer-size.js';
 import { instantArgument, workflowArgument } from '../arguments.js';
 import { msText, percentText, plural, timeText } from '../text.js';
@@ -27,57 +37,45 @@ const FAILING_SINCE = `query McpFailingSince($input: WorkflowExecutionsInput!) {
 
 const DAY_MS = 86_400_000;
 
+/** The answer of the tool's query: each field as the schema types it, narrowed to what is selected. */
 interface Health {
   workflow: {
-    data: {
-      uuid: string;
-      name: string;
-      status: string;
-      executedAt: string | null;
-      executionCount: number;
-      executionCountByStatus: { success: number; failure: number };
-    };
+    data: Pick<
+      Workflow,
+      'uuid' | 'name' | 'status' | 'executedAt' | 'executionCount' | 'executionCountByStatus'
+    >;
   };
-  workflowActivity: { data: Array<{ from: string; to: string; successCount: number; failureCount: number }> };
+  workflowActivity: {
+    data: Array<Pick<WorkflowActivityRow, 'from' | 'to' | 'successCount' | 'failureCount'>>;
+  };
   errorGroups: {
     count: number;
-    data: Array<{
-      fingerprint: string;
-      pattern: string;
-      occurrences: number;
-      executionCount: number;
-      capabilityIDs: string[];
-      firstSeenAt: string;
-      lastSeenAt: string;
-    }>;
+    data: Array<
+      Pick<
+        ErrorGroup,
+        | 'fingerprint'
+        | 'pattern'
+        | 'occurrences'
+        | 'executionCount'
+        | 'capabilityIDs'
+        | 'firstSeenAt'
+        | 'lastSeenAt'
+      >
+    >;
   };
-  capabilityStats: {
-    count: number;
-    data: Array<{
-      capabilityID: string;
-      calls: number;
-      failures: number;
-      failureRate: number;
-      p50Ms: number | null;
-      p95Ms: number | null;
-    }>;
-  };
-  durationStats: {
-    data: {
-      count: number;
-      p50Ms: number | null;
-      p95Ms: number | null;
-      p99Ms: number | null;
-      maxMs: number | null;
-    };
-  };
+  capabilityStats: { count: number; data: CapabilityStats[] };
+  durationStats: { data: Pick<DurationStats, 'count' | 'p50Ms' | 'p95Ms' | 'p99Ms' | 'maxMs'> };
   workflowDeployments: {
     count: number;
-    data: Array<{ uuid: string; status: string; deployedAt: string; txHash: string | null }>;
+    data: Array<Pick<WorkflowDeployment, 'uuid' | 'status' | 'deployedAt' | 'txHash'>>;
   };
-  lastSuccess: { data: Array<{ uuid: string; startedAt: string }> };
+  lastSuccess: { data: Array<Pick<WorkflowExecution, 'uuid' | 'startedAt'>> };
   lastFailure: {
-    data: Array<{ uuid: string; startedAt: string; errors: Array<{ error: string } | null> | null }>;
+    data: Array<
+      Pick<WorkflowExecution, 'uuid' | 'startedAt'> & {
+        errors: Array<Pick<ExecutionError, 'error'> | null> | null;
+      }
+    >;
   };
 }
 

@@ -1,4 +1,11 @@
 import { useMemo } from 'preact/hooks';
+import type {
+  DurationStats,
+  ErrorGroup,
+  ErrorGroupBucket,
+  WorkflowActivityRow,
+  WorkflowExecution,
+} from '../../../client/index.js';
 import { type Client, describeError } from '../api.js';
 import { windowCounts } from '../counts.js';
 import { ErrorNote, Figure, Link, Section, Sparkline, Time } from '../parts/basics.js';
@@ -28,21 +35,20 @@ type Count = { count: number };
 interface CoreAnswer {
   all: Count;
   succeeded: Count;
-  failed: Count & { data: Array<{ workflowUUID: string; workflowName: string }> };
+  failed: Count & { data: Array<Pick<WorkflowExecution, 'workflowUUID' | 'workflowName'>> };
   workflowActivity: {
-    data: Array<{ from: string; to: string; successCount: number; failureCount: number }> | null;
+    data: Array<Pick<WorkflowActivityRow, 'from' | 'to' | 'successCount' | 'failureCount'>> | null;
   };
 }
 interface InsightAnswer {
-  durationStats: { data: { p50Ms: number | null; p95Ms: number | null } };
+  durationStats: { data: Pick<DurationStats, 'p50Ms' | 'p95Ms'> };
   errorGroups: {
     count: number;
-    data: Array<{
-      fingerprint: string;
-      pattern: string;
-      occurrences: number;
-      activity: Array<{ occurrences: number }>;
-    }>;
+    data: Array<
+      Pick<ErrorGroup, 'fingerprint' | 'pattern' | 'occurrences'> & {
+        activity: Array<Pick<ErrorGroupBucket, 'occurrences'>>;
+      }
+    >;
   };
   anomalies: { data: AnomalyEntry[] };
   serviceLevels: { data: ServiceLevel[] };
