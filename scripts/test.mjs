@@ -81,11 +81,12 @@ const readTimes = (path) => {
 };
 const lastTimes = readTimes(TIMES_CACHE);
 const seedTimes = readTimes(TIMES_SEED);
+/** A file's key in TIMES_SEED, and with its database's in TIMES_CACHE. */
+const fileKey = (file) => relative(process.cwd(), file);
+const timeKey = (target, file) => `${target} ${fileKey(file)}`;
 const longestFirst = (target, list) => {
-  const weight = (file) => {
-    const name = relative(process.cwd(), file);
-    return lastTimes[`${target} ${name}`] ?? seedTimes[name] ?? statSync(file).size / 2000;
-  };
+  const weight = (file) =>
+    lastTimes[timeKey(target, file)] ?? seedTimes[fileKey(file)] ?? statSync(file).size / 2000;
   return [...list].sort((a, b) => weight(b) - weight(a));
 };
 const DEFAULT_PG = 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -239,7 +240,7 @@ for (const target of targets) {
     );
     for (const [file, ms] of Object.entries(result.files)) {
       fileSeconds.set(file, (fileSeconds.get(file) ?? 0) + ms / 1000);
-      lastTimes[`${target} ${relative(process.cwd(), file)}`] = +(ms / 1000).toFixed(1);
+      lastTimes[timeKey(target, file)] = +(ms / 1000).toFixed(1);
     }
     totals.pass += result.pass;
     totals.fail += result.fail;
@@ -250,17 +251,14 @@ for (const target of targets) {
 }
 // WFAPI_TEST_TIMES=<file>: every file's seconds (all databases) as JSON, to find where the suite's time goes.
 if (process.env.WFAPI_TEST_TIMES) {
-  const times = Object.fromEntries(
-    [...fileSeconds].map(([file, s]) => [relative(process.cwd(), file), +s.toFixed(1)]),
-  );
+  const times = Object.fromEntries([...fileSeconds].map(([file, s]) => [fileKey(file), +s.toFixed(1)]));
   writeFileSync(process.env.WFAPI_TEST_TIMES, `${JSON.stringify(times, null, 2)}\n`);
 }
 mkdirSync(dirname(TIMES_CACHE), { recursive: true });
 writeFileSync(TIMES_CACHE, `${JSON.stringify(lastTimes, null, 1)}\n`);
 const slowest = [...fileSeconds].sort((a, b) => b[1] - a[1]).slice(0, 12);
 console.log('\n# slowest files (seconds, all databases):');
-for (const [file, seconds] of slowest)
-  console.log(`#   ${seconds.toFixed(1).padStart(6)}  ${relative(process.cwd(), file)}`);
+for (const [file, seconds] of slowest) console.log(`#   ${seconds.toFixed(1).padStart(6)}  ${fileKey(file)}`);
 console.log(`\n# databases: ${targets.join(', ')}; ${((Date.now() - started) / 60000).toFixed(1)} minutes`);
 console.log(`tests: ${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped`);
 process.exit(failed ? 1 : 0);

@@ -74,6 +74,7 @@ function selection(
   if (filter.errorFingerprint == null) return { sql: `${FROM} ${where}`, params };
   return { sql: `${fromGroup(param(filter.errorFingerprint, 'text'), from, to, order)} ${where}`, params };
 }
+
 export async function listExecutions(
   db: Queryable,
   organizationId: string,
