@@ -160,6 +160,12 @@ export const orphanEventExecutions = table('orphan_event_executions', {
   execution_uuid: 'uuid not null',
 });
 
+/** Workflows that stored executions name but that have not arrived (migration 0013). */
+export const awaitedWorkflows = table('awaited_workflows', {
+  organization_id: 'uuid not null',
+  workflow_uuid: 'uuid not null',
+});
+
 export const ingestWatermarks = table('ingest_watermarks', {
   organization_id: 'uuid not null',
   data_as_of: 'timestamptz not null',

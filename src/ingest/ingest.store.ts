@@ -2,6 +2,7 @@ import type { RowValues } from '../db/copy-text.js';
 import type { Database, Transaction } from '../db/database.js';
 import { deployments, workflows } from '../db/tables.js';
 import { type Columns, changesAny, columnNames, type RowFor, unnestUpsert } from '../db/unnest-insert.js';
+import { updateAwaitedWorkflows } from './awaited-workflows.store.js';
 import {
   applyExecutions,
   type ExecutionChange,
@@ -129,6 +130,14 @@ export async function ingestBatch(
       ),
     );
     const newWorkflows = workflows.filter((w) => w.inserted);
+    await updateAwaitedWorkflows(
+      tx,
+      newWorkflows.map((w) => ({ organizationId: w.organizationId, workflowUuid: w.uuid })),
+      executions.map(({ next }) => ({
+        organizationId: next.organizationId,
+        workflowUuid: next.workflowUUID,
+      })),
+    );
     const rollups = await maintainRollups(tx, { newWorkflows, executions, states, earlierEvents, newEvents });
     for (const observe of options.observers) {
       const then = await observe(tx, { executions, newErrorGroups: rollups.newErrorGroups });

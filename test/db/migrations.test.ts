@@ -99,6 +99,37 @@ describe('migrations', () => {
     assert.equal(orphans!.n, 1);
   });
 
+  it('record, as version 13 upgrades a database, the workflows that stored executions name and that have not arrived', async () => {
+    const older = await openTestDatabase({ migrate: false });
+    try {
+      const { db } = older;
+      const all = await loadMigrations();
+      await migrate(
+        db,
+        all.filter((m) => m.version < '0013'),
+      );
+      const { organizationId: org } = await createTenant(db);
+      const [stored, missing] = [randomUUID(), randomUUID()];
+      await db.query(
+        `insert into workflows (uuid, organization_id, workflow_id, name, owner_address, status, registered_at)
+         values ($1, $2, 'wf', 'stored', '0xaa', 'ACTIVE', '2026-01-01T00:00:00Z')`,
+        [stored, org],
+      );
+      for (const workflow of [stored, missing, missing]) {
+        await db.query(
+          `insert into executions (uuid, organization_id, workflow_uuid, id, status, started_at)
+           values ($1, $2, $3, 'x', 'SUCCESS', '2026-01-02T00:00:00Z')`,
+          [randomUUID(), org, workflow],
+        );
+      }
+      assert.deepEqual(await migrate(db), ['0013_awaited_workflows']);
+      const awaited = await db.query('select organization_id, workflow_uuid from awaited_workflows');
+      assert.deepEqual(awaited, [{ organization_id: org, workflow_uuid: missing }]);
+    } finally {
+      await older.close();
+    }
+  });
+
   it('freeze each migration in time: none imports live code, only the types of a transaction', () => {
     const dir = new URL('../../src/db/migrations/', import.meta.url);
     const imports = readdirSync(dir)

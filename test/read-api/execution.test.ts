@@ -334,6 +334,50 @@ describe('workflowExecution and ingestion as seen through reads', () => {
     });
   });
 
+  it('lists, page by page, only the executions whose workflow has arrived, as each arrives', async () => {
+    const t = await createTenant(ctx.db);
+    const other = await createTenant(ctx.db);
+    const [shown, first, second] = ['Shown', 'First Late', 'Second Late'].map((name) =>
+      workflow(t.organizationId, { name }),
+    );
+    const at = (minute: number) => `2026-01-03T00:${String(minute).padStart(2, '0')}:00Z`;
+    const run = (wf: Record<string, unknown>, minute: number) =>
+      execution(t.organizationId, wf.uuid as string, { startedAt: at(minute) });
+    // Newest first: second (5), shown (4), first (3), shown (2), second (1), shown (0).
+    const runs = [
+      run(shown!, 0),
+      run(second!, 1),
+      run(shown!, 2),
+      run(first!, 3),
+      run(shown!, 4),
+      run(second!, 5),
+    ];
+    const otherWf = workflow(other.organizationId, { name: 'Elsewhere' });
+    await ingest(ctx.db, [shown!, otherWf, ...runs, execution(other.organizationId, otherWf.uuid as string)]);
+    const pages = async (key: string) => {
+      const uuids: string[] = [];
+      for (let number = 1; number <= 4; number++) {
+        const page = dataOf(
+          await ctx.server.gql(key, COUNT, { input: { page: { number, size: 2 } } }),
+        ).workflowExecutions.data.map((row: { uuid: string }) => row.uuid);
+        uuids.push(...page);
+      }
+      return uuids;
+    };
+    const uuidsOf = (...indexes: number[]) => indexes.map((i) => runs[i]!.uuid);
+
+    assert.deepEqual(await pages(t.key), uuidsOf(4, 2, 0));
+    assert.equal(
+      (await pages(other.key)).length,
+      1,
+      "another organization's awaited workflows change nothing",
+    );
+    await ingest(ctx.db, [first!]);
+    assert.deepEqual(await pages(t.key), uuidsOf(4, 3, 2, 0), 'the second workflow is still awaited');
+    await ingest(ctx.db, [second!]);
+    assert.deepEqual(await pages(t.key), uuidsOf(5, 4, 3, 2, 1, 0));
+  });
+
   async function pick(key: string, uuid: string) {
     const row = await one(key, uuid);
     return { status: row.status, creditUsed: row.creditUsed };
