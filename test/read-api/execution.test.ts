@@ -356,7 +356,7 @@ describe('workflowExecution and ingestion as seen through reads', () => {
     await ingest(ctx.db, [shown!, otherWf, ...runs, execution(other.organizationId, otherWf.uuid as string)]);
     const pages = async (key: string) => {
       const uuids: string[] = [];
-      for (let number = 1; number <= 4; number++) {
+      for (let number = 0; number < 4; number++) {
         const page = dataOf(
           await ctx.server.gql(key, COUNT, { input: { page: { number, size: 2 } } }),
         ).workflowExecutions.data.map((row: { uuid: string }) => row.uuid);

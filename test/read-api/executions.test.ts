@@ -426,6 +426,48 @@ describe('workflowExecutions', () => {
     }
   });
 
+  it('answers each field of a page the same whichever other fields the page asks for', async () => {
+    const t = await createTenant(ctx.db);
+    const wf = workflow(t.organizationId, { name: 'Chosen Fields' });
+    const runs = [
+      { creditUsed: '12.50', errors: [{ error: 'timeout after 10s', count: 2 }], executedInTee: true },
+      { creditUsed: null, errors: null, classifiedStatus: 'USER_ERROR', status: 'FAILURE' },
+      { creditUsed: '0.000001', finishedAt: '2026-01-02T00:00:09Z' },
+    ].map((fields, i) =>
+      execution(t.organizationId, wf.uuid as string, { startedAt: `2026-01-02T00:0${i}:00Z`, ...fields }),
+    );
+    await ingest(ctx.db, [wf, ...runs]);
+    const page = async (selection: string) =>
+      dataOf(
+        await ctx.server.gql(
+          t.key,
+          `query ($input: WorkflowExecutionsInput!) { workflowExecutions(input: $input) { data { ${selection} } } }
+           ${selection.includes('...Failure') ? 'fragment Failure on WorkflowExecution { errors { error count } }' : ''}`,
+          { input: { orderBy: { field: 'CREDIT_USED', order: 'DESC' } } },
+        ),
+      ).workflowExecutions.data as Array<Record<string, unknown>>;
+    const every = await page(
+      'uuid workflowUUID id workflowName workflowId status classifiedStatus startedAt finishedAt creditUsed errors { error count } executedInTee',
+    );
+    assert.equal(every.length, 3);
+    assert.deepEqual(every[0]!.errors, [{ error: 'timeout after 10s', count: 2 }]);
+    assert.equal(every[0]!.workflowName, 'Chosen Fields');
+    const only = (...fields: string[]) =>
+      every.map((row) => Object.fromEntries(fields.map((field) => [field, row[field]])));
+    assert.deepEqual(await page('uuid'), only('uuid'));
+    assert.deepEqual(await page('uuid status startedAt'), only('uuid', 'status', 'startedAt'));
+    assert.deepEqual(await page('...Failure uuid'), only('errors', 'uuid'));
+    assert.deepEqual(await page('workflowName'), only('workflowName'));
+    assert.deepEqual(
+      await page('id ... on WorkflowExecution { workflowId creditUsed }'),
+      only('id', 'workflowId', 'creditUsed'),
+    );
+    assert.deepEqual(
+      (await page('name: workflowName credit: creditUsed')).map((row) => [row.name, row.credit]),
+      every.map((row) => [row.workflowName, row.creditUsed]),
+    );
+  });
+
   it('pages through many executions with the same startedAt without repeating or skipping one', async () => {
     const t = await createTenant(ctx.db);
     const at = Date.parse('2026-06-01T12:00:00Z');

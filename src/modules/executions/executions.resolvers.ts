@@ -3,6 +3,7 @@ import { normalizeUuid } from '../../lib/uuid.js';
 import { instantsWindow } from '../../rollups/windows.js';
 import type { ApiScalars } from '../../schema/scalars.js';
 import type { WorkflowExecutionsInput } from '../../schema/schema-types.generated.js';
+import { subfieldNames } from '../../schema/selected-fields.js';
 import type { RequestContext } from '../context.js';
 import type { Resolvers } from '../resolver-types.generated.js';
 import { LINE_OVERHEAD_BYTES, megabytes } from '../shared/answer-budget.js';
@@ -143,10 +144,16 @@ export const executionsResolvers: Resolvers = {
     },
   },
   WorkflowExecutionsOutput: {
-    data: async (parent, _args, ctx) => {
+    data: async (parent, _args, ctx, info) => {
       if (!parent.filter) return [];
       const { filter, paging } = await seekDeepPage(ctx, parent.filter, parent.order, parent.paging);
-      const rows = await listExecutions(ctx.db, ctx.organizationId, filter, parent.order, paging);
+      const selected = subfieldNames(info);
+      const reads = {
+        workflow: selected.has('workflowName') || selected.has('workflowId'),
+        errors: selected.has('errors'),
+        creditUsed: selected.has('creditUsed'),
+      };
+      const rows = await listExecutions(ctx.db, ctx.organizationId, filter, parent.order, paging, reads);
       return rows.map(toExecution);
     },
     count: (parent, _args, ctx) => (parent.filter ? countExecutions(ctx, parent.filter) : 0),

@@ -47,6 +47,20 @@ const FROM = `from executions e join workflows w on w.organization_id = e.organi
 const VISIBLE = `(not exists (select 1 from awaited_workflows a where a.organization_id = $1)
   or exists (select 1 from workflows w where w.organization_id = e.organization_id and w.uuid = e.workflow_uuid))`;
 
+/**
+ * What a list reads beyond an execution's own small columns, each at a cost for every row:
+ * `workflow` (workflow_name, workflow_id) a lookup of the row's workflow, `errors` a JSON document
+ * parsed, `creditUsed` a decimal written out as text. A list leaves out what its answer does not
+ * show.
+ */
+export interface ExecutionReads {
+  readonly workflow: boolean;
+  readonly errors: boolean;
+  readonly creditUsed: boolean;
+}
+
+export const EVERY_READ: ExecutionReads = { workflow: true, errors: true, creditUsed: true };
+
 /** The columns of an ExecutionRow, read from `executions e` joined to `workflows w`. */
 export const EXECUTION_ROW_COLUMNS = `e.uuid, e.workflow_uuid, e.id, w.name as workflow_name, w.workflow_id, e.status, e.classified_status,
   e.started_at, e.finished_at, trim_scale(e.credit_used)::text as credit_used, e.errors, e.executed_in_tee`;
@@ -90,30 +104,56 @@ function selection(
   return { sql: `from executions e ${where} and ${VISIBLE}`, params, workflowJoined: false };
 }
 
+/**
+ * A page of executions. The columns of what `reads` leaves out are not read: those fields of each
+ * row are undefined, for an answer that does not show them.
+ */
 export async function listExecutions(
   db: Queryable,
   organizationId: string,
   filter: ExecutionFilter,
   order: ExecutionOrder,
   paging: Paging,
+  reads: ExecutionReads = EVERY_READ,
 ): Promise<ExecutionRow[]> {
   const { sql, params, workflowJoined } = selection(organizationId, filter, order.order);
   const limit = params.push(paging.limit);
   const offset = params.push(paging.offset);
   const ordered = orderClause(ORDER_COLUMNS, order.field, order.order, 'e.uuid', ['CREDIT_USED']);
   const page = `${ordered} limit $${limit} offset $${offset}`;
-  // Without a join the page's rows are found first, and only they are joined to their workflows
-  // and have their columns computed.
+  // Without a join the page's rows are found first, reading only the columns asked for (the rows
+  // skipped by the offset carry them too); then only they are joined to their workflows and have
+  // their columns computed.
   const text = workflowJoined
     ? `select ${EXECUTION_ROW_COLUMNS} ${sql} ${page}`
-    : `select ${EXECUTION_ROW_COLUMNS} from (select e.* ${sql} ${page}) e
-       join workflows w on w.organization_id = e.organization_id and w.uuid = e.workflow_uuid ${ordered}`;
+    : `select ${listedColumns(reads)}
+       from (select ${PAGE_COLUMNS}${reads.errors ? ', e.errors' : ''} ${sql} ${page}) e
+       ${reads.workflow ? 'join workflows w on w.organization_id = e.organization_id and w.uuid = e.workflow_uuid' : ''}
+       ${ordered}`;
   // Planned once per connection: left to itself PostgreSQL planned each page anew (the custom
   // plan looked cheaper), a third of its time on a page at offset 1,000. Statuses and an error
   // group keep custom plans: which statuses (a rare one, the running ones' partial index) and
   // how many rows the group holds decide the plan.
   const generic = filter.statuses == null && filter.errorFingerprint == null;
   return db.query<ExecutionRow>(generic ? genericPlan(text) : text, params);
+}
+
+/** The columns a page's rows carry out of its inner select: the small ones, and what orders them. */
+const PAGE_COLUMNS = `e.organization_id, e.workflow_uuid, e.uuid, e.id, e.status, e.classified_status,
+  e.started_at, e.finished_at, e.credit_used, e.executed_in_tee`;
+
+/** The outer select of a page: EXECUTION_ROW_COLUMNS less what `reads` leaves out. */
+function listedColumns(reads: ExecutionReads): string {
+  return [
+    'e.uuid, e.workflow_uuid, e.id',
+    reads.workflow ? 'w.name as workflow_name, w.workflow_id' : '',
+    'e.status, e.classified_status, e.started_at, e.finished_at',
+    reads.creditUsed ? 'trim_scale(e.credit_used)::text as credit_used' : '',
+    reads.errors ? 'e.errors' : '',
+    'e.executed_in_tee',
+  ]
+    .filter(Boolean)
+    .join(', ');
 }
 
 /**
