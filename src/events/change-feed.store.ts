@@ -1,6 +1,6 @@
 import type { Queryable, Transaction } from '../db/database.js';
 import { executionChanges } from '../db/tables.js';
-import { unnestInsert } from '../db/unnest-insert.js';
+import { columnNames } from '../db/unnest-insert.js';
 import type { IngestObserver } from '../ingest/ingest.store.js';
 import { EXECUTION_ROW_COLUMNS, type ExecutionRow } from '../modules/executions/executions.store.js';
 
@@ -21,13 +21,13 @@ export async function recordExecutionChanges(
   changed: ReadonlyArray<{ readonly organizationId: string; readonly uuid: string }>,
 ): Promise<void> {
   if (changed.length === 0) return;
-  // The database numbers the changes and dates them.
-  const insert = unnestInsert(
+  // The database numbers the changes and dates them. COPY, not an insert from arrays: 20,000
+  // changes took 173 ms as an insert (bench/ingest-costs.ts).
+  await tx.copyIn(
     executionChanges.name,
-    executionChanges.columnsWithout('id', 'changed_at'),
+    columnNames(executionChanges.columnsWithout('id', 'changed_at')),
     changed.map((c) => ({ organization_id: c.organizationId, execution_uuid: c.uuid })),
   );
-  await tx.query(insert.text, insert.params);
 }
 
 /**
