@@ -275,6 +275,7 @@ export const TABLES = [
   executionErrorGroups,
   errorGroups,
   orphanEventExecutions,
+  awaitedWorkflows,
   ingestWatermarks,
   executionChanges,
   alertRules,

@@ -466,6 +466,17 @@ describe('workflowExecutions', () => {
       (await page('name: workflowName credit: creditUsed')).map((row) => [row.name, row.credit]),
       every.map((row) => [row.workflowName, row.creditUsed]),
     );
+    // Two aliases of the list: each reads what its own selection shows.
+    const both = dataOf(
+      await ctx.server.gql(
+        t.key,
+        `query ($input: WorkflowExecutionsInput!) { workflowExecutions(input: $input) {
+           plain: data { uuid } full: data { uuid errors { error count } workflowName } } }`,
+        { input: { orderBy: { field: 'CREDIT_USED', order: 'DESC' } } },
+      ),
+    ).workflowExecutions;
+    assert.deepEqual(both.plain, only('uuid'));
+    assert.deepEqual(both.full, only('uuid', 'errors', 'workflowName'));
   });
 
   it('pages through many executions with the same startedAt without repeating or skipping one', async () => {
