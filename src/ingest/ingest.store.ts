@@ -130,15 +130,12 @@ export async function ingestBatch(
       ),
     );
     const newWorkflows = workflows.filter((w) => w.inserted);
+    const rollups = await maintainRollups(tx, { newWorkflows, executions, states, earlierEvents, newEvents });
     await updateAwaitedWorkflows(
       tx,
       newWorkflows.map((w) => ({ organizationId: w.organizationId, workflowUuid: w.uuid })),
-      executions.map(({ next }) => ({
-        organizationId: next.organizationId,
-        workflowUuid: next.workflowUUID,
-      })),
+      rollups.unstoredWorkflows,
     );
-    const rollups = await maintainRollups(tx, { newWorkflows, executions, states, earlierEvents, newEvents });
     for (const observe of options.observers) {
       const then = await observe(tx, { executions, newErrorGroups: rollups.newErrorGroups });
       if (then) afterCommit.push(then);

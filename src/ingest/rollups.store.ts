@@ -48,6 +48,11 @@ export interface RollupOutcome {
     /** The start (ms) of the execution that carried its earliest sighting. */
     readonly firstSeenAt: number;
   }>;
+  /** The workflows this batch's executions name that are not stored (their rows are not visible yet). */
+  readonly unstoredWorkflows: ReadonlyArray<{
+    readonly organizationId: string;
+    readonly workflowUuid: string;
+  }>;
 }
 
 const durationOf = (from: Date, to: Date | null) =>
@@ -199,7 +204,13 @@ export async function maintainRollups(tx: Transaction, changes: BatchChanges): P
   const stale = await applyDeltas(tx, timing);
   await refreshDurationExtremes(tx, stale);
   await applyDeltas(tx, errors.deltas);
-  return { newErrorGroups: errors.newGroups };
+  const unstored = new Map<string, { organizationId: string; workflowUuid: string }>();
+  for (const { next } of changes.executions) {
+    const key = `${next.organizationId}/${next.workflowUUID}`;
+    if (!visible.has(key))
+      unstored.set(key, { organizationId: next.organizationId, workflowUuid: next.workflowUUID });
+  }
+  return { newErrorGroups: errors.newGroups, unstoredWorkflows: [...unstored.values()] };
 }
 
 /**
