@@ -61,9 +61,26 @@ export interface ExecutionReads {
 
 export const EVERY_READ: ExecutionReads = { workflow: true, errors: true, creditUsed: true };
 
+/** The columns of an ExecutionRow, less what `reads` leaves out, from `executions e` and `workflows w`. */
+function rowColumns(reads: ExecutionReads): string {
+  return [
+    'e.uuid, e.workflow_uuid, e.id',
+    reads.workflow ? 'w.name as workflow_name, w.workflow_id' : '',
+    'e.status, e.classified_status, e.started_at, e.finished_at',
+    reads.creditUsed ? 'trim_scale(e.credit_used)::text as credit_used' : '',
+    reads.errors ? 'e.errors' : '',
+    'e.executed_in_tee',
+  ]
+    .filter(Boolean)
+    .join(', ');
+}
+
 /** The columns of an ExecutionRow, read from `executions e` joined to `workflows w`. */
-export const EXECUTION_ROW_COLUMNS = `e.uuid, e.workflow_uuid, e.id, w.name as workflow_name, w.workflow_id, e.status, e.classified_status,
-  e.started_at, e.finished_at, trim_scale(e.credit_used)::text as credit_used, e.errors, e.executed_in_tee`;
+export const EXECUTION_ROW_COLUMNS = rowColumns(EVERY_READ);
+
+/** The columns a page's rows carry out of its inner select: the small ones, and what orders them. */
+const PAGE_COLUMNS = `e.organization_id, e.workflow_uuid, e.uuid, e.id, e.status, e.classified_status,
+  e.started_at, e.finished_at, e.credit_used, e.executed_in_tee`;
 
 /**
  * A filter as SQL: its `from` and `where`, holding only the conditions the filter sets, and its
@@ -71,14 +88,16 @@ export const EXECUTION_ROW_COLUMNS = `e.uuid, e.workflow_uuid, e.id, w.name as w
  * instead of written `($n is null or ...)`: PostgreSQL plans the statement for what it asks, and
  * a prepared statement's generic plan (chosen after its fifth execution) stays as good as a
  * custom one. A plain page at offset 1,000 cost PostgreSQL 2.0 ms a request with every
- * condition written and a generic plan, 1.3 ms with only the organization's.
+ * condition written and a generic plan, 1.3 ms with only the organization's. Visibility is a
+ * `join` of the workflows (which a search needs: it matches their names) or a `condition` on the
+ * executions alone (VISIBLE); an error group's executions are always joined (fromGroup).
  */
 function selection(
   organizationId: string,
   filter: ExecutionFilter,
   order: SortingOrder,
   visibility: 'join' | 'condition',
-): { sql: string; params: unknown[]; workflowJoined: boolean } {
+): { sql: string; params: unknown[] } {
   const params: unknown[] = [organizationId];
   const param = (value: unknown, type: string) => {
     params.push(value);
@@ -96,14 +115,10 @@ function selection(
   if (from) conditions.push(`e.started_at >= ${from}`);
   if (to) conditions.push(`e.started_at <= ${to}`);
   const where = `where ${conditions.join(' and ')}`;
-  if (filter.errorFingerprint != null) {
-    const group = fromGroup(param(filter.errorFingerprint, 'text'), from, to, order);
-    return { sql: `${group} ${where}`, params, workflowJoined: true };
-  }
-  // A search matches the workflow's name: it reads the workflow of every row it looks at anyway.
-  if (filter.search != null || visibility === 'join')
-    return { sql: `${FROM} ${where}`, params, workflowJoined: true };
-  return { sql: `from executions e ${where} and ${VISIBLE}`, params, workflowJoined: false };
+  if (filter.errorFingerprint != null)
+    return { sql: `${fromGroup(param(filter.errorFingerprint, 'text'), from, to, order)} ${where}`, params };
+  if (visibility === 'join') return { sql: `${FROM} ${where}`, params };
+  return { sql: `from executions e ${where} and ${VISIBLE}`, params };
 }
 
 /**
@@ -125,12 +140,9 @@ export async function listExecutions(
   // planned faster as one join than as a page found first and then joined (a workflow's failures
   // over 7 days: 0.6x the statements a second), so it keeps the join.
   const generic = filter.statuses == null && filter.errorFingerprint == null;
-  const { sql, params, workflowJoined } = selection(
-    organizationId,
-    filter,
-    order.order,
-    generic ? 'condition' : 'join',
-  );
+  // A search matches the workflow's name: it reads the workflow of every row it looks at anyway.
+  const pageFirst = generic && filter.search == null;
+  const { sql, params } = selection(organizationId, filter, order.order, pageFirst ? 'condition' : 'join');
   const limit = params.push(paging.limit);
   const offset = params.push(paging.offset);
   const ordered = orderClause(ORDER_COLUMNS, order.field, order.order, 'e.uuid', ['CREDIT_USED']);
@@ -138,31 +150,13 @@ export async function listExecutions(
   // Without a join the page's rows are found first, reading only the columns asked for (the rows
   // skipped by the offset carry them too); then only they are joined to their workflows and have
   // their columns computed.
-  const text = workflowJoined
-    ? `select ${EXECUTION_ROW_COLUMNS} ${sql} ${page}`
-    : `select ${listedColumns(reads)}
+  const text = pageFirst
+    ? `select ${rowColumns(reads)}
        from (select ${PAGE_COLUMNS}${reads.errors ? ', e.errors' : ''} ${sql} ${page}) e
        ${reads.workflow ? 'join workflows w on w.organization_id = e.organization_id and w.uuid = e.workflow_uuid' : ''}
-       ${ordered}`;
+       ${ordered}`
+    : `select ${EXECUTION_ROW_COLUMNS} ${sql} ${page}`;
   return db.query<ExecutionRow>(generic ? genericPlan(text) : text, params);
-}
-
-/** The columns a page's rows carry out of its inner select: the small ones, and what orders them. */
-const PAGE_COLUMNS = `e.organization_id, e.workflow_uuid, e.uuid, e.id, e.status, e.classified_status,
-  e.started_at, e.finished_at, e.credit_used, e.executed_in_tee`;
-
-/** The outer select of a page: EXECUTION_ROW_COLUMNS less what `reads` leaves out. */
-function listedColumns(reads: ExecutionReads): string {
-  return [
-    'e.uuid, e.workflow_uuid, e.id',
-    reads.workflow ? 'w.name as workflow_name, w.workflow_id' : '',
-    'e.status, e.classified_status, e.started_at, e.finished_at',
-    reads.creditUsed ? 'trim_scale(e.credit_used)::text as credit_used' : '',
-    reads.errors ? 'e.errors' : '',
-    'e.executed_in_tee',
-  ]
-    .filter(Boolean)
-    .join(', ');
 }
 
 /**
