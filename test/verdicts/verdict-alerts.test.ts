@@ -237,6 +237,16 @@ describe('SLO_BURN and EXECUTION_STUCK alert rules', needsAlertmanager, () => {
     assert.equal(first!.verified, true);
 
     // Past 12 minutes (three times the p95) the slow one is stuck too; the lost one does not fire again.
+    // The clock jumps past a delivery's lease (timeout + 5 s, on this clock): first the worker
+    // records the one the receiver got, or the jump would make it due again and send it twice.
+    await until(
+      () =>
+        ctx.db.query<{ status: string }>('select status from webhook_deliveries where rule_id = $1', [
+          created.rule.id,
+        ]),
+      (rows) => rows.length === 1 && rows[0]!.status === 'DELIVERED',
+      'the first delivery was not recorded',
+    );
     clock.advance(MINUTE + 30_000);
     await step();
     const [, second] = await receiver.waitFor(2);
