@@ -5,14 +5,18 @@ import { fromUnits } from '../lib/decimal.js';
 import { type AnyRollup, EVERY_WORKFLOW, keyColumns, type Measures, rollupColumns } from './rollup.js';
 import type { DeltaRow, DeltaValue, RollupDeltas } from './rollup-deltas.js';
 
-/** A histogram's bins as the text of an int8[] whose lower bound is the first bin: `[3:5]={1,0,2}`. */
+/**
+ * A histogram's bins as the text of an int8[] whose lower bound is the first bin, empty bins null
+ * (a bit of the array's null bitmap, where a zero takes eight bytes; migration 0014):
+ * `[3:5]={1,NULL,2}`.
+ */
 export function histogramText(bins: ReadonlyMap<number, number>): string | null {
   const indexes = [...bins.keys()].filter((bin) => bins.get(bin) !== 0);
   if (indexes.length === 0) return null;
   const lo = Math.min(...indexes);
   const hi = Math.max(...indexes);
-  const counts: number[] = [];
-  for (let bin = lo; bin <= hi; bin++) counts.push(bins.get(bin) ?? 0);
+  const counts: (number | 'NULL')[] = [];
+  for (let bin = lo; bin <= hi; bin++) counts.push(bins.get(bin) || 'NULL');
   return `[${lo}:${hi}]={${counts.join(',')}}`;
 }
 

@@ -18,7 +18,8 @@ export type DimensionType = 'uuid' | 'text';
 /**
  * How a measure combines. `count` and `decimal` add (decimal exactly, as 10^-18 units); `min`
  * and `max` keep the extreme (a removal makes the row's extreme stale: see `refreshExtremes`);
- * `histogram` adds bin counts, stored as an int8[] whose lower bound is the first bin's index.
+ * `histogram` adds bin counts, stored as an int8[] whose lower bound is the first bin's index,
+ * empty bins null (migration 0014).
  */
 export type MeasureKind = 'count' | 'decimal' | 'min' | 'max' | 'histogram';
 

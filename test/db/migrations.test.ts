@@ -122,9 +122,55 @@ describe('migrations', () => {
           [randomUUID(), org, workflow],
         );
       }
-      assert.deepEqual(await migrate(db), ['0013_awaited_workflows']);
+      assert.deepEqual(
+        await migrate(
+          db,
+          all.filter((m) => m.version < '0014'),
+        ),
+        ['0013_awaited_workflows'],
+      );
       const awaited = await db.query('select organization_id, workflow_uuid from awaited_workflows');
       assert.deepEqual(awaited, [{ organization_id: org, workflow_uuid: missing }]);
+    } finally {
+      await older.close();
+    }
+  });
+
+  it('store, as version 14 upgrades a database, only the bins of each histogram that hold a count, the empty ones between as nulls', async () => {
+    const older = await openTestDatabase({ migrate: false });
+    try {
+      const { db } = older;
+      const all = await loadMigrations();
+      await migrate(
+        db,
+        all.filter((m) => m.version < '0014'),
+      );
+      const { organizationId: org } = await createTenant(db);
+      // As version 13 wrote them: zeros from the first bin to the last, and after a removal zeros
+      // at either end or everywhere.
+      const written = ['[3:7]={1,0,0,2,1}', '[10:14]={0,0,4,0,0}', '[5:6]={0,0}', null];
+      for (const bins of written) {
+        await db.query(
+          `insert into duration_rollups (organization_id, grain, bucket_start, workflow_uuid, capability_id, status,
+             item_count, finished_count, duration_sum_ms, duration_bins)
+           values ($1, 60, '2026-01-02T00:00:00Z', $2, '', 'SUCCESS', 1, 1, 1, $3::int8[])`,
+          [org, randomUUID(), bins],
+        );
+      }
+      const stored = async () =>
+        (
+          await db.query<{ bins: string | null }>(
+            'select duration_bins::text as bins from duration_rollups',
+          )
+        ).map((r) => r.bins);
+      assert.deepEqual(new Set(await stored()), new Set(written));
+      assert.deepEqual(await migrate(db), ['0014_sparse_histograms']);
+      assert.deepEqual(new Set(await stored()), new Set(['[3:7]={1,NULL,NULL,2,1}', '[12:12]={4}', null]));
+      // Written from then on, a bin whose count comes back to zero is emptied too.
+      const [added] = await db.query<{ bins: string }>(
+        `select wfapi_hist_add('[3:5]={1,NULL,2}'::int8[], '[2:5]={7,-1,NULL,1}'::int8[])::text as bins`,
+      );
+      assert.equal(added!.bins, '[2:5]={7,NULL,NULL,3}');
     } finally {
       await older.close();
     }

@@ -199,6 +199,11 @@ export async function rollupDrift(db: Database): Promise<{ expected: string; act
             array_lower(duration_bins, 1) as bins_lo, array_to_string(duration_bins, ',', '0') as bins
      from duration_rollups where item_count <> 0`,
   );
+  // An empty bin is stored as null (migration 0014): a zero would be a row's bytes wasted.
+  const zeroBins = await db.query<Record<string, string | number | Date>>(
+    `select organization_id, grain, bucket_start, workflow_uuid, capability_id, status
+     from duration_rollups where 0 = any(duration_bins)`,
+  );
   const storedGroups = await db.query<Record<string, string | number | Date>>(
     `select organization_id, grain, bucket_start, workflow_uuid, fingerprint, capability_id, occurrences, execution_count
      from error_group_rollups where execution_count <> 0 or occurrences <> 0`,
@@ -229,6 +234,10 @@ export async function rollupDrift(db: Database): Promise<{ expected: string; act
           r.duration_max_ms === null ? null : Number(r.duration_max_ms),
           storedBins(r.bins_lo as number | null, r.bins as string | null),
         ],
+      ]),
+      ...zeroBins.map((r): [string, Values] => [
+        `zero bins/${r.organization_id}/${r.grain}/${time(r.bucket_start)}/${r.workflow_uuid}/${r.capability_id}/${r.status}`,
+        [],
       ]),
       ...storedGroups.map((r): [string, Values] => [
         `groups/${r.organization_id}/${r.grain}/${time(r.bucket_start)}/${r.workflow_uuid}/${r.fingerprint}/${r.capability_id}`,
