@@ -30,3 +30,6 @@ $$;
 -- space is returned, where an UPDATE would leave a dead copy of every row.
 alter table duration_rollups
   alter column duration_bins type int8[] using nullif(wfapi_hist_add('{}', duration_bins), '{}');
+
+-- The new column's statistics (its width, which plans weigh) go with the old one: gathered again.
+analyze duration_rollups;
