@@ -159,9 +159,7 @@ describe('migrations', () => {
       }
       const stored = async () =>
         (
-          await db.query<{ bins: string | null }>(
-            'select duration_bins::text as bins from duration_rollups',
-          )
+          await db.query<{ bins: string | null }>('select duration_bins::text as bins from duration_rollups')
         ).map((r) => r.bins);
       assert.deepEqual(new Set(await stored()), new Set(written));
       assert.deepEqual(await migrate(db), ['0014_sparse_histograms']);
