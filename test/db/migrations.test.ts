@@ -10,6 +10,34 @@ import { openTestDatabase, type TestDatabase } from '../harness/database.js';
 import { createTenant } from '../harness/fixtures.js';
 import { rollupDrift } from '../ingest/rollup-drift.js';
 
+/**
+ * Runs `upgrade` on a database of its own migrated to just before `version`, with a tenant in it;
+ * `upgrade` applies `version` itself (`migrateTo`) and checks what it did.
+ */
+async function beforeVersion(
+  version: string,
+  upgrade: (db: TestDatabase['db'], org: string, migrateTo: () => Promise<string[]>) => Promise<void>,
+): Promise<void> {
+  const older = await openTestDatabase({ migrate: false });
+  try {
+    const all = await loadMigrations();
+    await migrate(
+      older.db,
+      all.filter((m) => m.version < version),
+    );
+    const { organizationId } = await createTenant(older.db);
+    const next = String(Number(version) + 1).padStart(4, '0');
+    await upgrade(older.db, organizationId, () =>
+      migrate(
+        older.db,
+        all.filter((m) => m.version < next),
+      ),
+    );
+  } finally {
+    await older.close();
+  }
+}
+
 describe('migrations', () => {
   let database: TestDatabase;
   before(async () => {
@@ -99,16 +127,8 @@ describe('migrations', () => {
     assert.equal(orphans!.n, 1);
   });
 
-  it('record, as version 13 upgrades a database, the workflows that stored executions name and that have not arrived', async () => {
-    const older = await openTestDatabase({ migrate: false });
-    try {
-      const { db } = older;
-      const all = await loadMigrations();
-      await migrate(
-        db,
-        all.filter((m) => m.version < '0013'),
-      );
-      const { organizationId: org } = await createTenant(db);
+  it('record, as version 13 upgrades a database, the workflows that stored executions name and that have not arrived', () =>
+    beforeVersion('0013', async (db, org, migrateTo) => {
       const [stored, missing] = [randomUUID(), randomUUID()];
       await db.query(
         `insert into workflows (uuid, organization_id, workflow_id, name, owner_address, status, registered_at)
@@ -122,30 +142,13 @@ describe('migrations', () => {
           [randomUUID(), org, workflow],
         );
       }
-      assert.deepEqual(
-        await migrate(
-          db,
-          all.filter((m) => m.version < '0014'),
-        ),
-        ['0013_awaited_workflows'],
-      );
+      assert.deepEqual(await migrateTo(), ['0013_awaited_workflows']);
       const awaited = await db.query('select organization_id, workflow_uuid from awaited_workflows');
       assert.deepEqual(awaited, [{ organization_id: org, workflow_uuid: missing }]);
-    } finally {
-      await older.close();
-    }
-  });
+    }));
 
-  it('store, as version 14 upgrades a database, only the bins of each histogram that hold a count, the empty ones between as nulls', async () => {
-    const older = await openTestDatabase({ migrate: false });
-    try {
-      const { db } = older;
-      const all = await loadMigrations();
-      await migrate(
-        db,
-        all.filter((m) => m.version < '0014'),
-      );
-      const { organizationId: org } = await createTenant(db);
+  it('store, as version 14 upgrades a database, only the bins of each histogram that hold a count, the empty ones between as nulls', () =>
+    beforeVersion('0014', async (db, org, migrateTo) => {
       // As version 13 wrote them: zeros from the first bin to the last, and after a removal zeros
       // at either end or everywhere.
       const written = ['[3:7]={1,0,0,2,1}', '[10:14]={0,0,4,0,0}', '[5:6]={0,0}', null];
@@ -162,17 +165,14 @@ describe('migrations', () => {
           await db.query<{ bins: string | null }>('select duration_bins::text as bins from duration_rollups')
         ).map((r) => r.bins);
       assert.deepEqual(new Set(await stored()), new Set(written));
-      assert.deepEqual(await migrate(db), ['0014_sparse_histograms']);
+      assert.deepEqual(await migrateTo(), ['0014_sparse_histograms']);
       assert.deepEqual(new Set(await stored()), new Set(['[3:7]={1,NULL,NULL,2,1}', '[12:12]={4}', null]));
       // Written from then on, a bin whose count comes back to zero is emptied too.
       const [added] = await db.query<{ bins: string }>(
         `select wfapi_hist_add('[3:5]={1,NULL,2}'::int8[], '[2:5]={7,-1,NULL,1}'::int8[])::text as bins`,
       );
       assert.equal(added!.bins, '[2:5]={7,NULL,NULL,3}');
-    } finally {
-      await older.close();
-    }
-  });
+    }));
 
   it('freeze each migration in time: none imports live code, only the types of a transaction', () => {
     const dir = new URL('../../src/db/migrations/', import.meta.url);
