@@ -8,7 +8,7 @@ import { ADMIN_TOKEN, adminGql, CREATE_ORGANIZATION } from '../admin/admin-reque
 import { runCli } from '../harness/cli.js';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../harness/database.js';
 import { requireEngine } from '../harness/engines.js';
-import { eventually } from '../harness/eventually.js';
+import { eventually, eventuallyRead } from '../harness/eventually.js';
 import { createTenant, execution, ingest, type Tenant, workflow } from '../harness/fixtures.js';
 import { startReplica, type TestReplica } from '../harness/replica.js';
 import { startServer, type TestServer } from '../harness/server.js';
@@ -56,7 +56,10 @@ describe('read replicas (a real streaming replica of the test PostgreSQL)', repl
     (await fetch(`${server.url}/readyz`)).json() as never;
   const replicaStatus = async () => (await readyz()).databases[1]!;
   const inUse = () =>
-    until('the replica in use', async () => ((await replicaStatus()).inUse ? true : undefined));
+    eventuallyRead(replicaStatus, (status) => status.inUse, 'the replica in use', {
+      timeoutMs: 30_000,
+      everyMs: 100,
+    });
   /** Index and sequential scans of executions (its partitions) on the replica (its cumulative statistics). */
   const replicaScans = async () => {
     const [row] = await replica.query<{ scans: number }>(
@@ -263,6 +266,7 @@ describe('read replicas (a real streaming replica of the test PostgreSQL)', repl
     assert.equal((await server.gql(tenant.key, LIST)).status, 200);
 
     await replica.start();
+    await replica.caughtUp();
     await inUse();
     const before = await replicaScans();
     for (let i = 0; i < 10; i++) assert.equal((await server.gql(tenant.key, LIST)).status, 200);

