@@ -177,15 +177,10 @@ for (const { table, columns, select } of REPEATED) {
       [table],
     )
   ).rows;
-  // The table's own indexes, and those of one partition only (the log lines' day indexes,
-  // migration 0015), which are not parts of a table index.
   const indexes = (
     await db.query<{ name: string; def: string }>(
       `select i.relname as name, pg_get_indexdef(i.oid) as def from pg_index x join pg_class i on i.oid = x.indexrelid
-       where (x.indrelid = $1::regclass
-              or (x.indrelid in (select inhrelid from pg_inherits where inhparent = $1::regclass)
-                  and not exists (select 1 from pg_inherits p where p.inhrelid = i.oid)))
-         and not exists (select 1 from pg_constraint c where c.conindid = i.oid)`,
+       where x.indrelid = $1::regclass and not exists (select 1 from pg_constraint c where c.conindid = i.oid)`,
       [table],
     )
   ).rows;

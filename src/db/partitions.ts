@@ -6,22 +6,13 @@ import type { Database, Queryable, Transaction } from './database.js';
  * `<table>_pYYYYMM` and `<table>_default`; retention reads a partition's month from its name.
  * See docs/partitions.md for the scheme and its decisions.
  */
-export const PARTITIONED_TABLES: readonly PartitionedTable[] = [
+export const PARTITIONED_TABLES = [
   { table: 'executions', column: 'started_at' },
-  { table: 'execution_logs', column: 'timestamp', dayIndex: 'using gin (message gin_trgm_ops)' },
+  { table: 'execution_logs', column: 'timestamp' },
   { table: 'execution_events', column: 'started_at' },
-];
+] as const;
 
-export interface PartitionedTable {
-  readonly table: string;
-  readonly column: string;
-  /**
-   * An index each month partition has once per day of its month, partial to that day's rows
-   * (`dayIndexes`): log search's trigram index (migration 0015), so that a search over a day
-   * reads that day's matches, not the month's. The DEFAULT partition has it whole instead.
-   */
-  readonly dayIndex?: string;
-}
+export type PartitionedTable = (typeof PARTITIONED_TABLES)[number];
 
 /** Months created ahead of the current one, so that live data never lands in DEFAULT. */
 export const MONTHS_AHEAD = 2;
@@ -110,31 +101,7 @@ export async function createMonthPartition(
     [lo, hi],
   );
   await tx.query(`alter table ${spec.table} attach partition ${name} for values from ('${lo}') to ('${hi}')`);
-  for (const statement of dayIndexes(spec, name, month)) await tx.query(statement);
   return true;
-}
-
-/** Midnight (UTC) of `day` (whole days since 1970) as the literal the day indexes are declared with. */
-export const dayLiteral = (day: number): string => {
-  const d = new Date(day * 86_400_000);
-  const [month, date] = [d.getUTCMonth() + 1, d.getUTCDate()].map((n) => String(n).padStart(2, '0'));
-  return `${d.getUTCFullYear()}-${month}-${date} 00:00:00+00`;
-};
-
-/**
- * `<partition>_dDD`: the index of one day of a month partition, partial to the rows of that day
- * (`[midnight, next midnight)`, UTC). A query that names the same bounds (log-search.store.ts)
- * is proved by the planner to need that day's index alone.
- */
-export function dayIndexes(spec: PartitionedTable, partition: string, month: number): string[] {
-  if (spec.dayIndex === undefined) return [];
-  const first = month / 86_400_000;
-  const days = (addMonths(month, 1) - month) / 86_400_000;
-  return Array.from({ length: days }, (_, i) => {
-    const day = first + i;
-    return `create index if not exists ${partition}_d${String(i + 1).padStart(2, '0')} on ${partition}
-      ${spec.dayIndex} where ${spec.column} >= '${dayLiteral(day)}' and ${spec.column} < '${dayLiteral(day + 1)}'`;
-  });
 }
 
 export interface MaintenanceResult {

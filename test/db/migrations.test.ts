@@ -5,10 +5,9 @@ import { after, before, describe, it } from 'node:test';
 import { loadMigrations, migrate } from '../../src/db/migrate.js';
 import { LOWER_BOUNDS_SQL as FROZEN_BOUNDS } from '../../src/db/migrations/0010_minute_duration_grain.js';
 import { recountRollups } from '../../src/ingest/recount.js';
-import { searchLogs } from '../../src/modules/log-search/log-search.store.js';
 import { LOWER_BOUNDS } from '../../src/rollups/duration-bins.js';
 import { openTestDatabase, type TestDatabase } from '../harness/database.js';
-import { createTenant, execution, ingest, log, workflow } from '../harness/fixtures.js';
+import { createTenant } from '../harness/fixtures.js';
 import { rollupDrift } from '../ingest/rollup-drift.js';
 
 /**
@@ -173,84 +172,6 @@ describe('migrations', () => {
         `select wfapi_hist_add('[3:5]={1,NULL,2}'::int8[], '[2:5]={7,-1,NULL,1}'::int8[])::text as bins`,
       );
       assert.equal(added!.bins, '[2:5]={7,NULL,NULL,3}');
-    }));
-
-  it('give, as version 15 upgrades a database, each month partition of the log lines a trigram index per day, which a search over a day reads alone', () =>
-    beforeVersion('0015', async (db, org, migrateTo) => {
-      // December 2026 has a partition since version 6 (made for the months around its time);
-      // August's line waits in DEFAULT.
-      const flow = workflow(org);
-      const run = execution(org, flow.uuid as string, { startedAt: '2026-12-01T09:00:00Z' });
-      const times = ['2026-12-01T10:00:00Z', '2026-12-03T10:00:00Z', '2026-08-02T10:00:00Z'];
-      await ingest(db, [
-        flow,
-        run,
-        ...times.map((timestamp) =>
-          log(org, run.uuid as string, { message: `kept line ${timestamp}`, timestamp }),
-        ),
-      ]);
-      assert.deepEqual(await migrateTo(), ['0015_log_search_day_indexes']);
-      const indexes = await db.query<{ name: string; partition: string }>(
-        `select i.relname as name, t.relname as partition from pg_index x
-         join pg_class i on i.oid = x.indexrelid join pg_class t on t.oid = x.indrelid
-         where t.relname like 'execution_logs%' and i.relname ~ '_(d[0-9]{2}|default_message|day_message)$'`,
-      );
-      const dayIndexes = (partition: string) =>
-        indexes.filter((i) => i.partition === partition && /_d\d\d$/.test(i.name)).length;
-      assert.equal(dayIndexes('execution_logs_p202612'), 31);
-      assert.equal(dayIndexes('execution_logs_p202702'), 28);
-      assert.deepEqual(
-        indexes.filter((i) => !/_d\d\d$/.test(i.name)).map((i) => i.name),
-        ['execution_logs_default_message'],
-      );
-      // Every line is found in a window of its own day, and the 3rd's search can be answered from
-      // that day's index alone: with the other ways to read the lines taken away (in a transaction
-      // rolled back; on so few lines the planner would rather read them all, or the day's by
-      // time), the planner reads it and no other day's.
-      const statements: Array<[string, readonly unknown[]]> = [];
-      const seen = {
-        query: <Row>(text: string, params?: readonly unknown[]) => {
-          statements.push([text, params ?? []]);
-          return db.query<Row>(text, params);
-        },
-      };
-      for (const timestamp of times) {
-        const day = Date.parse(timestamp.slice(0, 10));
-        const found = await searchLogs(
-          seen,
-          org,
-          {
-            pattern: '%kept line%',
-            workflowUuid: null,
-            nodeId: null,
-            from: new Date(day),
-            to: new Date(day + 86_399_999),
-          },
-          { offset: 0, limit: 10 },
-        );
-        assert.deepEqual(
-          found.map((line) => line.message),
-          [`kept line ${timestamp}`],
-        );
-      }
-      const [text, params] = statements[1]!;
-      let plan: string[] = [];
-      const rolledBack = new Error('rolled back');
-      await db
-        .transaction(async (tx) => {
-          await tx.query('alter table execution_logs drop constraint execution_logs_pkey');
-          await tx.query('drop index execution_logs_org_timestamp');
-          await tx.query('set local enable_seqscan = off');
-          plan = (await tx.query<{ 'QUERY PLAN': string }>(`explain ${text}`, params)).map(
-            (r) => r['QUERY PLAN'],
-          );
-          throw rolledBack;
-        })
-        .catch((error: unknown) => {
-          if (error !== rolledBack) throw error;
-        });
-      const scanned = plan.join('\n').match(/execution_logs_\w+_(d\d\d|default_message)/g) ?? [];
-      assert.deepEqual([...new Set(scanned)], ['execution_logs_p202612_d03'], plan.join('\n'));
     }));
 
   it('freeze each migration in time: none imports live code, only the types of a transaction', () => {

@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { PartitionMaintainer } from '../../src/db/partition-maintainer.js';
 import { type MaintenanceResult, maintainPartitions, monthPartitions } from '../../src/db/partitions.js';
-import { searchLogs } from '../../src/modules/log-search/log-search.store.js';
 import { openTestDatabase, type TestDatabase } from '../harness/database.js';
 import { createTenant, execution, ingest, log, workflow } from '../harness/fixtures.js';
 
@@ -74,41 +73,6 @@ describe('partition maintenance', () => {
     const again = await maintainPartitions(db, { now: NOW, retentionDays: 30 });
     assert.deepEqual(again.failed, []);
     assert.deepEqual(again.created, []);
-  });
-
-  it('gives each month partition of the log lines it makes a trigram index per day of its month, where a line moved from DEFAULT is found', async () => {
-    const { db } = database;
-    const org = await storeOld(['2026-05-10T12:00:00Z']);
-    assert.ok(!(await names('execution_logs')).includes('execution_logs_p202605'));
-    const result = await maintainPartitions(db, { now: NOW });
-    assert.deepEqual(result.failed, []);
-    const dayIndexes = async (partition: string) =>
-      (
-        await db.query<{ name: string }>(
-          `select i.relname as name from pg_index x join pg_class i on i.oid = x.indexrelid
-           where x.indrelid = $1::regclass and i.relname ~ '_d[0-9]{2}$' order by 1`,
-          [partition],
-        )
-      ).map((row) => row.name);
-    assert.equal((await dayIndexes('execution_logs_p202605')).length, 31);
-    assert.deepEqual((await dayIndexes('execution_logs_p202702')).at(-1), 'execution_logs_p202702_d28');
-    assert.equal((await dayIndexes('executions_p202605')).length, 0);
-    const found = await searchLogs(
-      db,
-      org,
-      {
-        pattern: '%%',
-        workflowUuid: null,
-        nodeId: null,
-        from: new Date('2026-05-10T00:00:00Z'),
-        to: new Date('2026-05-10T23:59:59.999Z'),
-      },
-      { offset: 0, limit: 10 },
-    );
-    assert.deepEqual(
-      found.map((line) => line.timestamp.toISOString()),
-      ['2026-05-10T12:00:00.000Z'],
-    );
   });
 
   it('goes on with every other partition when one cannot be created or dropped, naming the one that failed', async () => {
