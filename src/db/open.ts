@@ -17,12 +17,21 @@ const postgresOptions = (config: Config) => ({
  * a worker thread) and applies migrations.
  */
 export async function openDatabase(config: Config, steps: MigrationSteps): Promise<Database> {
-  return migrated(
-    config.databaseUrl
-      ? openPostgres(config.databaseUrl, postgresOptions(config))
-      : await openEmbedded(config.dataDir),
-    steps,
-  );
+  if (!config.databaseUrl) return migrated(await openEmbedded(config.dataDir), steps);
+  // Migrations run on a connection of their own, without the request time limit that bounds
+  // every statement of the pool: rewriting a large table (migration 0014 took 34 s at a million
+  // executions) or recounting the rollups outlasts any sensible request.
+  const migrator = openPostgres(config.databaseUrl, {
+    poolSize: 1,
+    statementTimeoutMs: 0,
+    applicationName: 'wfapi-migrate',
+  });
+  try {
+    await migrate(migrator, undefined, steps);
+  } finally {
+    await migrator.close();
+  }
+  return openPostgres(config.databaseUrl, postgresOptions(config));
 }
 
 /**

@@ -26,7 +26,7 @@ const types = {
 
 export interface PostgresOptions {
   poolSize: number;
-  /** Server-side limit for one statement; queries past it are cancelled. */
+  /** Server-side limit for one statement; queries past it are cancelled. 0: no limit. */
   statementTimeoutMs: number;
   applicationName?: string;
   /**
@@ -110,7 +110,8 @@ export function openPostgres(url: string, options: PostgresOptions): Database {
     // The server cancels a slow statement itself; this client-side bound catches a connection
     // that went silently dead (network partition), which would otherwise hold its query, and its
     // pool slot, forever. Such a client is then discarded and the next query reconnects.
-    query_timeout: options.statementTimeoutMs + SILENT_CONNECTION_GRACE_MS,
+    query_timeout:
+      options.statementTimeoutMs === 0 ? 0 : options.statementTimeoutMs + SILENT_CONNECTION_GRACE_MS,
     application_name: options.applicationName ?? 'wfapi',
     types,
     Client: SessionClient,
