@@ -26,11 +26,7 @@ export async function openDatabase(config: Config, steps: MigrationSteps): Promi
     statementTimeoutMs: 0,
     applicationName: 'wfapi-migrate',
   });
-  try {
-    await migrate(migrator, undefined, steps);
-  } finally {
-    await migrator.close();
-  }
+  await (await migrated(migrator, steps)).close();
   return openPostgres(config.databaseUrl, postgresOptions(config));
 }
 
