@@ -30,6 +30,7 @@ import { CredentialCache, credentialsChanged } from './modules/auth/credential-c
 import { KeyUsageRecorder } from './modules/auth/key-usage.js';
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './modules/auth/rate-limit.js';
 import { registerAdminRoutes } from './operator/operator.route.js';
+import { RecentFinestPruner } from './rollups/rollup-upkeep.store.js';
 
 /**
  * What every ingested batch does besides storing its records, inside its transaction: record the
@@ -153,6 +154,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     },
   );
   await partitions.start();
+  const rollupUpkeep = new RecentFinestPruner(db, config.partitions.maintenanceMs, ({ deleted, error }) => {
+    if (error) server.log.warn({ err: error }, 'rollup upkeep failed; retried at the next round');
+    if (deleted) server.log.info({ deleted }, 'aged one-minute duration rollups deleted');
+  });
+  rollupUpkeep.start();
   const credentials = new CredentialCache(db, config.authCacheMs, { now: options.now });
   const admit = keyAdmission({ config, rateLimiter, keyUsage, credentials, now: options.now ?? Date.now });
 
@@ -308,6 +314,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         await alerts?.stop();
         await keyUsage.stop();
         await partitions.stop();
+        await rollupUpkeep.stop();
         credentials.close();
         await rateLimiter.close();
         await reads.close();

@@ -1,12 +1,10 @@
 import type { Transaction } from '../db/database.js';
 import { callOutcomeSql, durationMsSql, durations } from '../rollups/durations.rollup.js';
+import { recentFinestKeptFrom } from '../rollups/grains.js';
 import { EVERY_WORKFLOW } from '../rollups/rollup.js';
 import type { DeltaRow } from '../rollups/rollup-deltas.js';
 
 type DurationRow = DeltaRow<(typeof durations.dimensionNames)[number]>;
-
-/** The rollup's finest rung, whose rows stand for raw rows. */
-const FINEST_GRAIN = durations.grains[0]!;
 
 /** The keyed rows ($1-$5, one array a dimension) as `k`. */
 const KEYS = `with k as (
@@ -22,7 +20,10 @@ const setExtremes = (
   where r.organization_id = x.organization_id and r.grain = ${grain} and r.bucket_start = x.bucket_start
     and r.workflow_uuid = x.workflow_uuid and r.capability_id = x.capability_id and r.status = x.status`;
 
-/** Finest per-workflow rows: the extremes of the raw executions or calls of their bucket. */
+/**
+ * Per-workflow rows ($6: their grain) whose bucket has no finer rows: the extremes of the raw
+ * executions or calls of their bucket.
+ */
 const FROM_RAW = `
   ${KEYS}
   x as (
@@ -32,27 +33,27 @@ const FROM_RAW = `
         from executions e
         where k.capability_id = '' and e.organization_id = k.organization_id and e.workflow_uuid = k.workflow_uuid
           and e.status = k.status and e.finished_at is not null
-          and e.started_at >= k.bucket_start and e.started_at < k.bucket_start + make_interval(secs => ${FINEST_GRAIN.seconds})
+          and e.started_at >= k.bucket_start and e.started_at < k.bucket_start + make_interval(secs => $6::int)
         union all
         select ${durationMsSql('v.started_at', 'v.finished_at')}
         from execution_events v
         join executions e on e.organization_id = v.organization_id and e.uuid = v.workflow_execution_uuid
         where k.capability_id <> '' and v.organization_id = k.organization_id and e.workflow_uuid = k.workflow_uuid
           and v.capability_id = k.capability_id and v.finished_at is not null
-          and v.started_at >= k.bucket_start and v.started_at < k.bucket_start + make_interval(secs => ${FINEST_GRAIN.seconds})
+          and v.started_at >= k.bucket_start and v.started_at < k.bucket_start + make_interval(secs => $6::int)
           and ${callOutcomeSql('v')} = k.status
       ) d
     ) m
   )
-  ${setExtremes(String(FINEST_GRAIN.seconds))}`;
+  ${setExtremes('$6::int')}`;
 
-/** Coarser per-workflow rows ($6: their grain): the extremes of the finest rows they cover. */
-const FROM_FINEST = `
+/** Coarser per-workflow rows ($6: their grain): the extremes of the finer rows ($7: their grain) they cover. */
+const FROM_FINER = `
   ${KEYS}
   x as (
     select k.*, m.lo, m.hi from k cross join lateral (
       select min(f.duration_min_ms) as lo, max(f.duration_max_ms) as hi from ${durations.table} f
-      where f.organization_id = k.organization_id and f.grain = ${FINEST_GRAIN.seconds}
+      where f.organization_id = k.organization_id and f.grain = $7::int
         and f.workflow_uuid = k.workflow_uuid and f.capability_id = k.capability_id and f.status = k.status
         and f.bucket_start >= k.bucket_start and f.bucket_start < k.bucket_start + make_interval(secs => $6::int)
     ) m
@@ -88,15 +89,28 @@ function keyParams(rows: readonly DurationRow[]): unknown[] {
  * then the workflows' rows for the organization-wide ones). Removals are rare (a finished
  * execution corrected, moved or replaced), and each recount covers one bucket.
  */
-export async function refreshDurationExtremes(tx: Transaction, stale: readonly DurationRow[]): Promise<void> {
+export async function refreshDurationExtremes(
+  tx: Transaction,
+  stale: readonly DurationRow[],
+  now: number = Date.now(),
+): Promise<void> {
   if (stale.length === 0) return;
   const perWorkflow = stale.filter((r) => r.key.dimensions.workflow_uuid !== EVERY_WORKFLOW);
   const everyWorkflow = stale.filter((r) => r.key.dimensions.workflow_uuid === EVERY_WORKFLOW);
+  // A bucket's finest rows: the finest rung's, or the next rung's where the finest is kept for
+  // recent buckets only and this one is older (grains.ts, recentFinestKeptFrom).
+  const keptFrom = durations.recentFinest ? recentFinestKeptFrom(now) : Number.NEGATIVE_INFINITY;
+  const finestOf = (row: DurationRow) =>
+    row.key.bucketStart >= keptFrom ? durations.grains[0]! : durations.grains[1]!;
   for (const grain of durations.grains) {
     const rows = perWorkflow.filter((r) => r.key.grain === grain.seconds);
-    if (rows.length === 0) continue;
-    if (grain === FINEST_GRAIN) await tx.query(FROM_RAW, keyParams(rows));
-    else await tx.query(FROM_FINEST, [...keyParams(rows), grain.seconds]);
+    const fromRaw = rows.filter((r) => grain.seconds <= finestOf(r).seconds);
+    if (fromRaw.length > 0) await tx.query(FROM_RAW, [...keyParams(fromRaw), grain.seconds]);
+    for (const finer of durations.grains.slice(0, 2)) {
+      const fromFiner = rows.filter((r) => finestOf(r) === finer && grain.seconds > finer.seconds);
+      if (fromFiner.length > 0)
+        await tx.query(FROM_FINER, [...keyParams(fromFiner), grain.seconds, finer.seconds]);
+    }
   }
   for (const grain of durations.grains) {
     const rows = everyWorkflow.filter((r) => r.key.grain === grain.seconds);

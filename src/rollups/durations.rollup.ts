@@ -36,8 +36,11 @@ export const durations = defineRollup({
   table: 'duration_rollups',
   // Every rung: a histogram row is dear to read, so fewer buckets per window pay for the extra
   // rows ingestion writes (migration 0009); and the one-minute rung (migration 0010) bounds the
-  // raw edges of a window, read call by call, to under a minute each.
+  // raw edges of a window, read call by call, to under a minute each. That rung is most of the
+  // table's rows, so it is kept for the last days only (grains.ts, RECENT_FINEST_DAYS), the ones
+  // most windows end in; older edges are read under five minutes.
   grains: GRAINS,
+  recentFinest: true,
   genericPlans: 'all',
   dimensions: { workflow_uuid: 'uuid', capability_id: 'text', status: 'text' },
   measures: {

@@ -1,5 +1,5 @@
 import { floorTo } from '../lib/buckets.js';
-import { ALL_TIME, ALL_TIME_START } from './grains.js';
+import { ALL_TIME, ALL_TIME_START, recentFinestKeptFrom } from './grains.js';
 import type { Contributions, MeasureKind, Measures, Rollup } from './rollup.js';
 
 /** One row of a rollup table, named by its key. */
@@ -91,10 +91,16 @@ export class RollupDeltas<D extends string, MS extends Measures> {
   /**
    * Every row, of every grain, in key order, so that concurrent writers touch shared rows in one
    * order. Each grain's rows are folded from the next finer grain's (each bucket lies inside one
-   * bucket of every coarser grain), so a row is folded once, not once per coarser grain.
+   * bucket of every coarser grain), so a row is folded once, not once per coarser grain. A rollup
+   * that keeps its finest rung for recent buckets only (RollupSpec.recentFinest) gets no finest
+   * rows older than recentFinestKeptFrom(`now`); the coarser rows still count them.
    */
-  sorted(): DeltaRow<D>[] {
+  sorted(now: number = Date.now()): DeltaRow<D>[] {
     const all = new Map(this.finest);
+    if (this.rollup.recentFinest) {
+      const keptFrom = recentFinestKeptFrom(now);
+      for (const [id, row] of all) if (row.key.bucketStart < keptFrom) all.delete(id);
+    }
     const coarser: Array<{ seconds: number; ms: number } | 'all-time'> = [
       ...this.rollup.grains.slice(1),
       ...(this.rollup.allTime ? (['all-time'] as const) : []),

@@ -9,7 +9,7 @@ import {
   type MeasureValues,
   type Rollup,
 } from './rollup.js';
-import { RAW, SUBTRACTED, splitWindow, type TimeWindow } from './windows.js';
+import { coverWindow, RAW, SUBTRACTED, type TimeWindow } from './windows.js';
 
 /** A window to aggregate: one workflow's rows, or (null) every visible workflow of the organization. */
 export interface RollupWindow extends TimeWindow {
@@ -69,13 +69,16 @@ const subtractedBy = (rollup: AnyRollup, generic: boolean, extremes: boolean) =>
   generic && !extremes ? rollup.rawTables : undefined;
 
 /** A raw row's weight in a piece: -1 where the piece's rows are subtracted. */
+/** The end of a raw piece's bucket (`g.bucket`, `g.width` seconds wide). */
+const BUCKET_END = 'g.bucket + make_interval(secs => g.width)';
+
 const SIGN = `(case when p.grain = ${SUBTRACTED} then -1 else 1 end)`;
 
 /**
- * Parameters: $1 organization, $2-$7 the pieces, then one array of allowed values per dimension,
+ * Parameters: $1 organization, $2-$8 the pieces, then one array of allowed values per dimension,
  * then one array of excepted values per dimension.
  */
-const FIRST_FILTER = 8;
+const FIRST_FILTER = 9;
 
 /** The parameters of a dimension's filter: the allowed values and the excepted ones, each null when not given. */
 function filterParams(rollup: AnyRollup, dimension: string): { allowed: string; excepted: string } {
@@ -174,18 +177,17 @@ function rawPart(rollup: AnyRollup, raw: string, extremes: boolean, subtract: bo
  * Only in generic plans: planned for each execution, the check's second copy of the raw query cost
  * more to plan than it saved (0.3-0.9 ms for the organization's activity, README).
  */
-function edgeBuckets(finest: number, raw: string): string {
-  const bucketEnd = `g.bucket + interval '${finest} seconds'`;
+function edgeBuckets(raw: string): string {
   return `
-       select g.window_key, case when whole then ${finest} else g.grain end as grain,
+       select g.window_key, case when whole then g.width else g.grain end as grain,
               case when whole then g.bucket else g.lo end as lo,
-              case when whole then ${bucketEnd} else g.hi end as hi, g.workflow_uuid
+              case when whole then ${BUCKET_END} else g.hi end as hi, g.workflow_uuid
        from given g
        cross join lateral (
          select g.bucket is not null and not exists (
            select from (
              select g.workflow_uuid, r.lo, r.hi
-             from (values (g.bucket, g.lo), (g.hi, ${bucketEnd})) r(lo, hi)
+             from (values (g.bucket, g.lo), (g.hi, ${BUCKET_END})) r(lo, hi)
              where r.lo < r.hi
            ) p
            cross join lateral (${raw}) c
@@ -205,8 +207,7 @@ function edgeBuckets(finest: number, raw: string): string {
  * counts' planning, like edgeBuckets' check, costs more than it saves when planned for each
  * execution).
  */
-function edgeSides(tables: NonNullable<AnyRollup['rawTables']>, finest: number): string {
-  const bucketEnd = `g.bucket + interval '${finest} seconds'`;
+function edgeSides(tables: NonNullable<AnyRollup['rawTables']>): string {
   const rows = (lo: string, hi: string) =>
     tables
       .map(
@@ -221,16 +222,16 @@ function edgeSides(tables: NonNullable<AnyRollup['rawTables']>, finest: number):
          select c.rest < c.inside as subtract, c.rest
          from (
            select case when g.bucket is null then 0 else ${rows('g.lo', 'g.hi')} end as inside,
-                  case when g.bucket is null then 0 else ${rows('g.bucket', 'g.lo')} + ${rows('g.hi', bucketEnd)} end as rest
+                  case when g.bucket is null then 0 else ${rows('g.bucket', 'g.lo')} + ${rows('g.hi', BUCKET_END)} end as rest
          ) c
          -- Not pulled up: pulled up, the counts ran once for each of their uses below.
          offset 0
        ) w
        cross join lateral (values
-         (1, case when w.subtract then ${finest} else g.grain end, case when w.subtract then g.bucket else g.lo end,
-             case when w.subtract then ${bucketEnd} else g.hi end),
+         (1, case when w.subtract then g.width else g.grain end, case when w.subtract then g.bucket else g.lo end,
+             case when w.subtract then ${BUCKET_END} else g.hi end),
          (2, ${SUBTRACTED}, g.bucket, g.lo),
-         (3, ${SUBTRACTED}, g.hi, ${bucketEnd})
+         (3, ${SUBTRACTED}, g.hi, ${BUCKET_END})
        ) x(i, grain, lo, hi)
        where x.i = 1 or (w.subtract and w.rest > 0 and x.lo < x.hi)`;
 }
@@ -265,19 +266,18 @@ function windowSql(
     filter: (dimension, column) => `(${dimensionCondition(rollup, dimension, column)})`,
     allowed: (dimension) => filterParams(rollup, dimension).allowed,
   });
-  const finest = rollup.grains[0]!.seconds;
   const weighed = subtractedBy(rollup, generic, extremes);
   const parts = `with given as (
-       select * from unnest($2::int[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::uuid[], $7::timestamptz[])
-         as p(window_key, grain, lo, hi, workflow_uuid, bucket)
+       select * from unnest($2::int[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::uuid[], $7::timestamptz[], $8::int[])
+         as p(window_key, grain, lo, hi, workflow_uuid, bucket, width)
        ${scope === 'workflow' ? `where exists (select 1 from workflows w where w.organization_id = $1 and w.uuid = p.workflow_uuid)` : ''}
      ),
      pieces as (${
        !generic
          ? 'select window_key, grain, lo, hi, workflow_uuid from given'
          : weighed !== undefined
-           ? edgeSides(weighed, finest)
-           : edgeBuckets(finest, raw)
+           ? edgeSides(weighed)
+           : edgeBuckets(raw)
      }),
      parts as (
        select p.window_key, c.*
@@ -451,15 +451,17 @@ export async function readWindows<D extends string, MS extends Measures>(
     const tos: (Date | null)[] = [];
     const workflows: (string | null)[] = [];
     const buckets: (Date | null)[] = [];
+    const widths: (number | null)[] = [];
     for (const window of windows) {
       if ((window.workflowUuid !== null) !== perWorkflow) continue;
-      for (const piece of splitWindow(window, read.grains)) {
+      for (const piece of coverWindow(read, window)) {
         keys.push(window.key);
         grains.push(piece.grain);
         froms.push(new Date(piece.from));
         tos.push(piece.to === null ? null : new Date(piece.to));
         workflows.push(window.workflowUuid);
         buckets.push(piece.bucket === undefined ? null : new Date(piece.bucket));
+        widths.push(piece.bucketSeconds ?? null);
       }
     }
     // Windows without pieces (to <= from) hold nothing.
@@ -477,6 +479,7 @@ export async function readWindows<D extends string, MS extends Measures>(
         tos,
         workflows,
         buckets,
+        widths,
         ...filters,
       ])),
     );

@@ -71,6 +71,12 @@ export interface RollupSpec<D extends string, MS extends Measures> {
    * absent, DEFAULT_LADDER.
    */
   readonly grains?: readonly Grain[];
+  /**
+   * Keep the finest rung for recent buckets only (grains.ts, recentFinestKeptFrom): ingestion
+   * skips it for older buckets, the partition upkeep deletes it as it ages (rollup-upkeep.store.ts),
+   * and readers cover older parts of a window with the coarser rungs (windows.ts, coverWindow).
+   */
+  readonly recentFinest?: boolean;
   /** Also keep one all-time row per key (grain ALL_TIME). */
   readonly allTime?: boolean;
   /**

@@ -1,5 +1,5 @@
 import { ceilTo, floorTo } from '../lib/buckets.js';
-import type { Grain } from './grains.js';
+import { type Grain, recentFinestFrom } from './grains.js';
 
 /** A window of start times in ms: `from` inclusive, `to` exclusive (null: open-ended). */
 export interface TimeWindow {
@@ -53,6 +53,8 @@ export interface WindowPiece {
    * that ends now costs one probe.
    */
   readonly bucket?: number;
+  /** The width in seconds of the bucket `bucket` starts: the finest rung covering that part of the window. */
+  readonly bucketSeconds?: number;
 }
 
 /** The grain of a piece answered from raw rows (the partial edges of a window). */
@@ -81,15 +83,48 @@ export function splitWindow(window: TimeWindow, grains: readonly Grain[]): Windo
     // Inside one finest bucket, or across the boundary of two.
     const bucket = floorTo(from, finest);
     return [
-      to !== null && to <= bucket + finest ? { grain: RAW, from, to, bucket } : { grain: RAW, from, to },
+      to !== null && to <= bucket + finest
+        ? { grain: RAW, from, to, bucket, bucketSeconds: grains[0]!.seconds }
+        : { grain: RAW, from, to },
     ];
   }
   const pieces: WindowPiece[] = [];
-  if (alignedFrom > from) pieces.push({ grain: RAW, from, to: alignedFrom, bucket: alignedFrom - finest });
+  if (alignedFrom > from)
+    pieces.push({
+      grain: RAW,
+      from,
+      to: alignedFrom,
+      bucket: alignedFrom - finest,
+      bucketSeconds: grains[0]!.seconds,
+    });
   cover(alignedFrom, alignedTo, grains, grains.length - 1, pieces);
   if (to !== null && alignedTo !== null && alignedTo < to)
-    pieces.push({ grain: RAW, from: alignedTo, to, bucket: alignedTo });
+    pieces.push({ grain: RAW, from: alignedTo, to, bucket: alignedTo, bucketSeconds: grains[0]!.seconds });
   return pieces;
+}
+
+/**
+ * The pieces a rollup's window is read in at `now`: splitWindow over the rollup's rungs or, for a
+ * rollup that keeps its finest rung for recent buckets only (RollupSpec.recentFinest), the part
+ * of the window before recentFinestFrom split over the coarser rungs and the rest over all of
+ * them. The cut is at the start of a day, so it falls between buckets of every rung and adds no
+ * raw piece.
+ */
+export function coverWindow(
+  rollup: { readonly grains: readonly Grain[]; readonly recentFinest?: boolean | undefined },
+  window: TimeWindow,
+  now: number = Date.now(),
+): WindowPiece[] {
+  const { grains } = rollup;
+  if (!rollup.recentFinest || grains.length < 2) return splitWindow(window, grains);
+  const cut = recentFinestFrom(now);
+  const older = grains.slice(1);
+  if (window.to !== null && window.to <= cut) return splitWindow(window, older);
+  if (window.from >= cut) return splitWindow(window, grains);
+  return [
+    ...splitWindow({ from: window.from, to: cut }, older),
+    ...splitWindow({ from: cut, to: window.to }, grains),
+  ];
 }
 
 /**

@@ -15,8 +15,13 @@ const MIGRATIONS = [
 ];
 /** The migration after them that stores empty histogram bins as nulls. */
 const SPARSE = '0014_sparse_histograms';
-const T0 = Date.parse('2026-05-04T00:00:00Z');
 const MINUTE = 60_000;
+const DAY = 1440 * MINUTE;
+/**
+ * Two days back, at midnight: the one-minute rows are kept for the last days only
+ * (src/rollups/grains.ts), and these hold rows of every grain.
+ */
+const T0 = Math.floor(Date.now() / DAY) * DAY - 2 * DAY;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 const INSIGHT = `query ($window: DurationStatsInput!, $groups: ErrorGroupsInput!, $calls: CapabilityStatsInput!) {

@@ -11,6 +11,17 @@ const STATS = `query ($input: DurationStatsInput!) { durationStats(input: $input
   data { count minMs maxMs meanMs p50Ms p90Ms p95Ms p99Ms histogram { fromMs toMs count } } } }`;
 
 const T0 = Date.parse('2026-06-01T00:00:00Z');
+/**
+ * The days the data of the exact checks lies in: the duration rollups keep their one-minute rung
+ * for the last days only (src/rollups/grains.ts), so a window is read from one-minute rows, from
+ * five-minute ones, or (across the cut at the start of the day eight days back) from both.
+ */
+const CUT = Math.floor(Date.now() / DAY) * DAY - 8 * DAY;
+const DAYS = [
+  ['an old day', T0],
+  ['a recent day', CUT + 6 * DAY],
+  ['the day the one-minute rows begin', CUT - 3 * HOUR],
+] as const;
 const PERCENTILES = [
   ['p50Ms', 50],
   ['p90Ms', 90],
@@ -117,7 +128,7 @@ describe('durationStats', () => {
    * several batches: earlier states first (finished too, in an earlier bucket, so that replacing
    * them takes durations away), one workflow only after its executions, and one never.
    */
-  async function seedMany(t: Tenant) {
+  async function seedMany(t: Tenant, t0: number) {
     const random = seeded(20260601);
     const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)]!;
     const logUniform = () => Math.round(Math.exp(random() * Math.log(10 * MINUTE)));
@@ -128,7 +139,7 @@ describe('durationStats', () => {
     const final: Record<string, unknown>[] = [];
     for (let i = 0; i < 300; i++) {
       const wf = i % 37 === 5 ? uuids[2]! : i % 3 === 0 ? uuids[1]! : uuids[0]!;
-      const startedAt = T0 + Math.floor(random() * 6 * HOUR);
+      const startedAt = t0 + Math.floor(random() * 6 * HOUR);
       const status = pick(['SUCCESS', 'SUCCESS', 'FAILURE', 'IN_PROGRESS']);
       // A few finish "before" they start: they count as 0 ms.
       const ms = status === 'IN_PROGRESS' ? null : i % 61 === 0 ? -5 * SECOND : logUniform();
@@ -189,42 +200,43 @@ describe('durationStats', () => {
     return { items, uuids, visible: new Set([uuids[0]!, uuids[1]!]) };
   }
 
-  it('answers exact count, min, max and mean, and percentiles within 2% of the exact nearest-rank ones, over any window and filter', async () => {
-    const t = await createTenant(ctx.db);
-    const { items, uuids, visible } = await seedMany(t);
-    const windows = [
-      { from: T0, to: T0 + 6 * HOUR },
-      { from: T0 + 7 * MINUTE + 13 * SECOND + 457, to: T0 + 4 * HOUR + 2 * MINUTE + 1999 },
-      { from: T0 + 61 * MINUTE + 30 * SECOND, to: T0 + 63 * MINUTE + 10 * SECOND },
-      { from: T0 - DAY, to: T0 + 2 * DAY },
-    ];
-    const filters: Array<Omit<Query, 'from' | 'to'>> = [
-      {},
-      { status: ['SUCCESS'] },
-      { status: ['SUCCESS', 'FAILURE'] },
-      { status: ['TRIGGERED', 'IN_PROGRESS'] },
-      { workflowUUID: uuids[0] },
-      { workflowUUID: uuids[1], status: ['FAILURE'] },
-      { workflowUUID: uuids[2] },
-      { capabilityID: 'cap-a@1' },
-      { capabilityID: 'cap-b@1', status: ['FAILURE'] },
-      { capabilityID: 'cap-a@1', status: ['SUCCESS'], workflowUUID: uuids[1] },
-      { capabilityID: 'cap-a@1', status: ['IN_PROGRESS'] },
-      { capabilityID: 'cap-z@1' },
-    ];
-    let nonEmpty = 0;
-    for (const window of windows) {
-      for (const filter of filters) {
-        const query = { ...window, ...filter };
-        const durations = durationsOf(items, visible, query);
-        if (durations.length > 0) nonEmpty++;
-        assertStats(await stats(t.key, toInput(query)), durations, JSON.stringify(toInput(query)));
+  for (const [day, T0] of DAYS)
+    it(`answers exact count, min, max and mean, and percentiles within 2% of the exact nearest-rank ones, over any window and filter (${day})`, async () => {
+      const t = await createTenant(ctx.db);
+      const { items, uuids, visible } = await seedMany(t, T0);
+      const windows = [
+        { from: T0, to: T0 + 6 * HOUR },
+        { from: T0 + 7 * MINUTE + 13 * SECOND + 457, to: T0 + 4 * HOUR + 2 * MINUTE + 1999 },
+        { from: T0 + 61 * MINUTE + 30 * SECOND, to: T0 + 63 * MINUTE + 10 * SECOND },
+        { from: T0 - DAY, to: T0 + 2 * DAY },
+      ];
+      const filters: Array<Omit<Query, 'from' | 'to'>> = [
+        {},
+        { status: ['SUCCESS'] },
+        { status: ['SUCCESS', 'FAILURE'] },
+        { status: ['TRIGGERED', 'IN_PROGRESS'] },
+        { workflowUUID: uuids[0] },
+        { workflowUUID: uuids[1], status: ['FAILURE'] },
+        { workflowUUID: uuids[2] },
+        { capabilityID: 'cap-a@1' },
+        { capabilityID: 'cap-b@1', status: ['FAILURE'] },
+        { capabilityID: 'cap-a@1', status: ['SUCCESS'], workflowUUID: uuids[1] },
+        { capabilityID: 'cap-a@1', status: ['IN_PROGRESS'] },
+        { capabilityID: 'cap-z@1' },
+      ];
+      let nonEmpty = 0;
+      for (const window of windows) {
+        for (const filter of filters) {
+          const query = { ...window, ...filter };
+          const durations = durationsOf(items, visible, query);
+          if (durations.length > 0) nonEmpty++;
+          assertStats(await stats(t.key, toInput(query)), durations, JSON.stringify(toInput(query)));
+        }
       }
-    }
-    // The cases are not all empty: the wide windows hold hundreds of durations.
-    assert.ok(nonEmpty >= 30, `${nonEmpty} non-empty cases`);
-    assert.ok(durationsOf(items, visible, { ...windows[0]! }).length > 150);
-  });
+      // The cases are not all empty: the wide windows hold hundreds of durations.
+      assert.ok(nonEmpty >= 30, `${nonEmpty} non-empty cases`);
+      assert.ok(durationsOf(items, visible, { ...windows[0]! }).length > 150);
+    });
 
   it("counts every duration of a window's partial edges, however many share a histogram bin", async () => {
     const t = await createTenant(ctx.db);
@@ -358,66 +370,67 @@ describe('durationStats', () => {
     await check('the rest of each minute filled');
   });
 
-  it('takes a replaced duration away from min and max at every grain, organization-wide and per workflow', async () => {
-    const t = await createTenant(ctx.db);
-    const wf = workflow(t.organizationId);
-    const other = workflow(t.organizationId);
-    const base = T0 + 3 * HOUR + 10 * MINUTE;
-    const run = (uuid: string, status: string, offset: number, ms: number, workflowUuid = wf.uuid) =>
-      execution(t.organizationId, workflowUuid as string, {
-        uuid,
-        status,
-        startedAt: iso(base + offset),
-        finishedAt: iso(base + offset + ms),
-      });
-    const [x, y, z] = [randomUUID(), randomUUID(), randomUUID()];
-    await ingest(ctx.db, [
-      wf,
-      other,
-      run(x, 'SUCCESS', 0, 10),
-      run(y, 'SUCCESS', SECOND, 500),
-      run(z, 'SUCCESS', 2 * SECOND, 900),
-    ]);
-    // Windows answered by one 5-minute, one hour and one day bucket, and by raw rows.
-    const windows = [
-      [base, base + 5 * MINUTE - 1],
-      [T0 + 3 * HOUR, T0 + 4 * HOUR - 1],
-      [T0, T0 + DAY - 1],
-      [base - 1, base + 3 * SECOND],
-    ] as const;
-    const extremes = async (status: string, workflowUUID?: string) => {
-      const answers = [];
-      for (const [from, to] of windows) {
-        const s = await stats(t.key, { from: iso(from), to: iso(to), status: [status], workflowUUID });
-        answers.push([s.count, s.minMs, s.maxMs]);
+  for (const [day, T0] of DAYS)
+    it(`takes a replaced duration away from min and max at every grain, organization-wide and per workflow (${day})`, async () => {
+      const t = await createTenant(ctx.db);
+      const wf = workflow(t.organizationId);
+      const other = workflow(t.organizationId);
+      const base = T0 + 3 * HOUR + 10 * MINUTE;
+      const run = (uuid: string, status: string, offset: number, ms: number, workflowUuid = wf.uuid) =>
+        execution(t.organizationId, workflowUuid as string, {
+          uuid,
+          status,
+          startedAt: iso(base + offset),
+          finishedAt: iso(base + offset + ms),
+        });
+      const [x, y, z] = [randomUUID(), randomUUID(), randomUUID()];
+      await ingest(ctx.db, [
+        wf,
+        other,
+        run(x, 'SUCCESS', 0, 10),
+        run(y, 'SUCCESS', SECOND, 500),
+        run(z, 'SUCCESS', 2 * SECOND, 900),
+      ]);
+      // Windows answered by one 5-minute, one hour and one day bucket, and by raw rows.
+      const windows = [
+        [base, base + 5 * MINUTE - 1],
+        [T0 + 3 * HOUR, T0 + 4 * HOUR - 1],
+        [T0, T0 + DAY - 1],
+        [base - 1, base + 3 * SECOND],
+      ] as const;
+      const extremes = async (status: string, workflowUUID?: string) => {
+        const answers = [];
+        for (const [from, to] of windows) {
+          const s = await stats(t.key, { from: iso(from), to: iso(to), status: [status], workflowUUID });
+          answers.push([s.count, s.minMs, s.maxMs]);
+        }
+        return answers;
+      };
+      const everywhere = (count: number, min: number | null, max: number | null) =>
+        windows.map(() => [count, min, max]);
+      for (const scope of [undefined, wf.uuid as string]) {
+        assert.deepEqual(await extremes('SUCCESS', scope), everywhere(3, 10, 900));
       }
-      return answers;
-    };
-    const everywhere = (count: number, min: number | null, max: number | null) =>
-      windows.map(() => [count, min, max]);
-    for (const scope of [undefined, wf.uuid as string]) {
-      assert.deepEqual(await extremes('SUCCESS', scope), everywhere(3, 10, 900));
-    }
-    // The shortest becomes a long failure: SUCCESS loses its min, FAILURE gains it.
-    await ingest(ctx.db, [run(x, 'FAILURE', 0, 2000)]);
-    // The longest becomes a short failure: SUCCESS loses its max.
-    await ingest(ctx.db, [run(z, 'FAILURE', 2 * SECOND, 5)]);
-    for (const scope of [undefined, wf.uuid as string]) {
-      assert.deepEqual(await extremes('SUCCESS', scope), everywhere(1, 500, 500));
-      assert.deepEqual(await extremes('FAILURE', scope), everywhere(2, 5, 2000));
-    }
-    // The last success moves to another workflow, then out of every window but the day.
-    await ingest(ctx.db, [run(y, 'SUCCESS', SECOND, 500, other.uuid)]);
-    assert.deepEqual(await extremes('SUCCESS', wf.uuid as string), everywhere(0, null, null));
-    assert.deepEqual(await extremes('SUCCESS', other.uuid as string), everywhere(1, 500, 500));
-    await ingest(ctx.db, [run(y, 'SUCCESS', 5 * HOUR, 500, other.uuid)]);
-    assert.deepEqual(await extremes('SUCCESS'), [
-      ...everywhere(0, null, null).slice(0, 2),
-      [1, 500, 500],
-      [0, null, null],
-    ]);
-    assert.deepEqual(await extremes('FAILURE'), everywhere(2, 5, 2000));
-  });
+      // The shortest becomes a long failure: SUCCESS loses its min, FAILURE gains it.
+      await ingest(ctx.db, [run(x, 'FAILURE', 0, 2000)]);
+      // The longest becomes a short failure: SUCCESS loses its max.
+      await ingest(ctx.db, [run(z, 'FAILURE', 2 * SECOND, 5)]);
+      for (const scope of [undefined, wf.uuid as string]) {
+        assert.deepEqual(await extremes('SUCCESS', scope), everywhere(1, 500, 500));
+        assert.deepEqual(await extremes('FAILURE', scope), everywhere(2, 5, 2000));
+      }
+      // The last success moves to another workflow, then out of every window but the day.
+      await ingest(ctx.db, [run(y, 'SUCCESS', SECOND, 500, other.uuid)]);
+      assert.deepEqual(await extremes('SUCCESS', wf.uuid as string), everywhere(0, null, null));
+      assert.deepEqual(await extremes('SUCCESS', other.uuid as string), everywhere(1, 500, 500));
+      await ingest(ctx.db, [run(y, 'SUCCESS', 5 * HOUR, 500, other.uuid)]);
+      assert.deepEqual(await extremes('SUCCESS'), [
+        ...everywhere(0, null, null).slice(0, 2),
+        [1, 500, 500],
+        [0, null, null],
+      ]);
+      assert.deepEqual(await extremes('FAILURE'), everywhere(2, 5, 2000));
+    });
 
   it('counts an execution of a workflow only once the workflow arrives, its extremes included', async () => {
     const t = await createTenant(ctx.db);

@@ -13,9 +13,9 @@ import { DAY } from '../../lib/time.js';
 import { binOf } from '../../rollups/duration-bins.js';
 import { durations, EXECUTION_LEVEL } from '../../rollups/durations.rollup.js';
 import { executionCounts } from '../../rollups/execution-counts.rollup.js';
-import type { Grain } from '../../rollups/grains.js';
+import type { AnyRollup } from '../../rollups/rollup.js';
 import { type RollupWindow, readWindows } from '../../rollups/rollup-reader.store.js';
-import { halfOpen, splitWindow } from '../../rollups/windows.js';
+import { coverWindow, halfOpen } from '../../rollups/windows.js';
 import { BURN_WINDOWS, type Counts } from './burn-rates.js';
 
 /** Finished, as section 7 means it. */
@@ -37,7 +37,7 @@ export type ObjectiveScope = Pick<
  * between their pieces' edges. Every window ends now, so they share their end and, nested in one
  * another, their buckets: read one by one, the longest window's days were read again for each
  * shorter period, and the buckets of the last hours for every window. Cut at every edge of every
- * window's pieces (splitWindow, the cover the reader itself makes), each bucket is read once, in a
+ * window's pieces (coverWindow, the cover the reader itself makes), each bucket is read once, in a
  * segment that is one piece of the reader's, and a window's counts are the sum of its segments'
  * (disjoint, so exactly). The segments are organization-wide: one read, grouped by workflow,
  * answers every workflow's windows at the cost of the organization's, where a read per workflow
@@ -51,7 +51,7 @@ class SegmentedWindows {
 
   constructor(
     private readonly now: number,
-    private readonly grains: readonly Grain[],
+    private readonly rollup: Pick<AnyRollup, 'grains' | 'recentFinest'>,
   ) {}
 
   add(lengthMs: number): void {
@@ -69,7 +69,7 @@ class SegmentedWindows {
     const edges = new Set<number>();
     for (const window of windows.values()) {
       edges.add(window.to);
-      for (const piece of splitWindow(window, this.grains)) {
+      for (const piece of coverWindow(this.rollup, window)) {
         edges.add(piece.from);
         if (piece.to !== null) edges.add(piece.to);
       }
@@ -118,9 +118,9 @@ export async function readObjectiveCounts(
   objectives: readonly ObjectiveScope[],
   now: number,
 ): Promise<ObjectiveCounts[]> {
-  const success = new SegmentedWindows(now, executionCounts.grains);
-  const latency = new SegmentedWindows(now, durations.grains);
-  const organizationLatency = new SegmentedWindows(now, durations.grains);
+  const success = new SegmentedWindows(now, executionCounts);
+  const latency = new SegmentedWindows(now, durations);
+  const organizationLatency = new SegmentedWindows(now, durations);
   const latencyWorkflows = new Set<string>();
   const setOf = (objective: ObjectiveScope) =>
     objective.indicator !== 'LATENCY'

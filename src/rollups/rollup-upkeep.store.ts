@@ -1,0 +1,89 @@
+import type { Database } from '../db/database.js';
+import { durations } from './durations.rollup.js';
+import { recentFinestKeptFrom } from './grains.js';
+import type { AnyRollup } from './rollup.js';
+
+/** The rollups whose finest rung is kept for recent buckets only. */
+const RECENT_FINEST: readonly AnyRollup[] = [durations].filter((rollup) => rollup.recentFinest);
+
+/** Rows deleted per statement: short transactions beside ingestion, which writes the same tables. */
+const BATCH = 5000;
+
+/**
+ * Deletes the finest-rung rows that have aged past recentFinestKeptFrom(`now`) from the rollups
+ * that keep that rung for recent buckets only (RollupSpec.recentFinest), organization by
+ * organization, a batch per statement (each its own transaction, along the key's prefix). No
+ * reader reads them any more (windows.ts, coverWindow) and ingestion no longer writes them.
+ * Returns the rows deleted; `stopped` ends the round between two batches.
+ */
+export async function pruneRecentFinest(
+  db: Database,
+  now: number = Date.now(),
+  stopped: () => boolean = () => false,
+): Promise<number> {
+  const before = new Date(recentFinestKeptFrom(now));
+  const organizations = await db.query<{ id: string }>('select id from organizations');
+  let deleted = 0;
+  for (const rollup of RECENT_FINEST) {
+    for (const { id } of organizations) {
+      if (stopped()) return deleted;
+      for (;;) {
+        const [gone] = await db.query<{ n: number }>(
+          `with gone as (
+             delete from ${rollup.table} where ctid = any(array(
+               select ctid from ${rollup.table}
+               where organization_id = $1 and grain = $2 and bucket_start < $3
+               limit ${BATCH}))
+             returning 1)
+           select count(*)::int as n from gone`,
+          [id, rollup.grains[0]!.seconds, before],
+        );
+        deleted += gone!.n;
+        if (gone!.n < BATCH || stopped()) break;
+      }
+    }
+  }
+  return deleted;
+}
+
+/**
+ * Runs pruneRecentFinest every `everyMs`, the first round at once but in the background: after an
+ * upgrade that round may delete millions of rows, and the server answers meanwhile. A round
+ * already running is joined, not doubled; a failed one is reported and tried again next time.
+ */
+export class RecentFinestPruner {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopping = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly everyMs: number,
+    private readonly report: (outcome: { deleted?: number; error?: unknown }) => void,
+  ) {}
+
+  start(): void {
+    void this.runOnce();
+    this.timer = setInterval(() => void this.runOnce(), this.everyMs);
+    this.timer.unref();
+  }
+
+  runOnce(): Promise<void> {
+    this.running ??= (async () => {
+      try {
+        this.report({ deleted: await pruneRecentFinest(this.db, Date.now(), () => this.stopping) });
+      } catch (error) {
+        this.report({ error });
+      } finally {
+        this.running = undefined;
+      }
+    })();
+    return this.running;
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+}
