@@ -521,7 +521,7 @@ export const SETTINGS = {
       'WFAPI_PARTITION_MAINTENANCE_MS',
       3_600_000,
       [1000, 86_400_000],
-      "how often the server creates the months' partitions ahead, moves rows out of the DEFAULT partition and applies retention (also once at start)",
+      "how often the server creates the months' partitions ahead, moves rows out of the DEFAULT partition, applies retention and deletes the one-minute duration rollups older than eight days (also once at start)",
     ),
   },
   events: {
