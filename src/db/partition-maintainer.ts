@@ -1,3 +1,4 @@
+import { Recurring } from '../lib/recurring.js';
 import type { Database } from './database.js';
 import { type MaintenanceResult, maintainPartitions } from './partitions.js';
 
@@ -10,47 +11,43 @@ import { type MaintenanceResult, maintainPartitions } from './partitions.js';
  * reported in the round's `failed` (by name, with the reason) while the others are maintained.
  */
 export class PartitionMaintainer {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private readonly rounds: Recurring;
 
   constructor(
-    private readonly db: Database,
-    private readonly options: {
+    db: Database,
+    options: {
       readonly everyMs: number;
       readonly retentionDays: number | undefined;
       /** The clock the rounds run at (ms); tests pass another. */
       readonly now?: () => number;
     },
-    private readonly report: (outcome: { result?: MaintenanceResult; error?: unknown }) => void,
-  ) {}
+    report: (outcome: { result?: MaintenanceResult; error?: unknown }) => void,
+  ) {
+    this.rounds = new Recurring(options.everyMs, async () => {
+      try {
+        report({
+          result: await maintainPartitions(db, {
+            retentionDays: options.retentionDays,
+            ...(options.now ? { now: options.now() } : {}),
+          }),
+        });
+      } catch (error) {
+        report({ error });
+      }
+    });
+  }
 
-  async start(): Promise<void> {
-    await this.runOnce();
-    this.timer = setInterval(() => void this.runOnce(), this.options.everyMs);
-    this.timer.unref();
+  /** The first round, awaited, then one every `everyMs`. */
+  start(): Promise<void> {
+    return this.rounds.start();
   }
 
   /** One round; a round already running is joined, not doubled. */
   runOnce(): Promise<void> {
-    this.running ??= (async () => {
-      try {
-        this.report({
-          result: await maintainPartitions(this.db, {
-            retentionDays: this.options.retentionDays,
-            ...(this.options.now ? { now: this.options.now() } : {}),
-          }),
-        });
-      } catch (error) {
-        this.report({ error });
-      } finally {
-        this.running = undefined;
-      }
-    })();
-    return this.running;
+    return this.rounds.runOnce();
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
+  stop(): Promise<void> {
+    return this.rounds.stop();
   }
 }

@@ -1,4 +1,5 @@
 import type { Database } from '../db/database.js';
+import { Recurring } from '../lib/recurring.js';
 import { durations } from './durations.rollup.js';
 import { recentFinestKeptFrom } from './grains.js';
 import type { AnyRollup } from './rollup.js';
@@ -48,42 +49,33 @@ export async function pruneRecentFinest(
 
 /**
  * Runs pruneRecentFinest every `everyMs`, the first round at once but in the background: after an
- * upgrade that round may delete millions of rows, and the server answers meanwhile. A round
- * already running is joined, not doubled; a failed one is reported and tried again next time.
+ * upgrade that round may delete millions of rows, and the server answers meanwhile. A failed
+ * round is reported and tried again next time; `stop` ends a round between two batches.
  */
 export class RecentFinestPruner {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private readonly rounds: Recurring;
   private stopping = false;
 
   constructor(
-    private readonly db: Database,
-    private readonly everyMs: number,
-    private readonly report: (outcome: { deleted?: number; error?: unknown }) => void,
-  ) {}
+    db: Database,
+    everyMs: number,
+    report: (outcome: { deleted?: number; error?: unknown }) => void,
+  ) {
+    this.rounds = new Recurring(everyMs, async () => {
+      try {
+        report({ deleted: await pruneRecentFinest(db, Date.now(), () => this.stopping) });
+      } catch (error) {
+        report({ error });
+      }
+    });
+  }
 
   start(): void {
-    void this.runOnce();
-    this.timer = setInterval(() => void this.runOnce(), this.everyMs);
-    this.timer.unref();
+    void this.rounds.start();
   }
 
-  runOnce(): Promise<void> {
-    this.running ??= (async () => {
-      try {
-        this.report({ deleted: await pruneRecentFinest(this.db, Date.now(), () => this.stopping) });
-      } catch (error) {
-        this.report({ error });
-      } finally {
-        this.running = undefined;
-      }
-    })();
-    return this.running;
-  }
-
-  async stop(): Promise<void> {
+  stop(): Promise<void> {
     this.stopping = true;
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
+    return this.rounds.stop();
   }
 }

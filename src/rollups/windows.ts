@@ -77,6 +77,7 @@ export function splitWindow(window: TimeWindow, grains: readonly Grain[]): Windo
   const { from, to } = window;
   if (to !== null && to <= from) return [];
   const finest = grains[0]!.ms;
+  const bucketSeconds = grains[0]!.seconds;
   const alignedFrom = ceilTo(from, finest);
   const alignedTo = to === null ? null : floorTo(to, finest);
   if (alignedTo !== null && alignedTo <= alignedFrom) {
@@ -84,22 +85,16 @@ export function splitWindow(window: TimeWindow, grains: readonly Grain[]): Windo
     const bucket = floorTo(from, finest);
     return [
       to !== null && to <= bucket + finest
-        ? { grain: RAW, from, to, bucket, bucketSeconds: grains[0]!.seconds }
+        ? { grain: RAW, from, to, bucket, bucketSeconds }
         : { grain: RAW, from, to },
     ];
   }
   const pieces: WindowPiece[] = [];
   if (alignedFrom > from)
-    pieces.push({
-      grain: RAW,
-      from,
-      to: alignedFrom,
-      bucket: alignedFrom - finest,
-      bucketSeconds: grains[0]!.seconds,
-    });
+    pieces.push({ grain: RAW, from, to: alignedFrom, bucket: alignedFrom - finest, bucketSeconds });
   cover(alignedFrom, alignedTo, grains, grains.length - 1, pieces);
   if (to !== null && alignedTo !== null && alignedTo < to)
-    pieces.push({ grain: RAW, from: alignedTo, to, bucket: alignedTo, bucketSeconds: grains[0]!.seconds });
+    pieces.push({ grain: RAW, from: alignedTo, to, bucket: alignedTo, bucketSeconds });
   return pieces;
 }
 
