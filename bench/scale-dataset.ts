@@ -51,6 +51,7 @@ import { durations } from '../src/rollups/durations.rollup.js';
 import { errorGroupCounts } from '../src/rollups/error-groups.rollup.js';
 import { executionCounts } from '../src/rollups/execution-counts.rollup.js';
 import { type AnyRollup, MEASURE_SQL_TYPE, type MeasureKind, rollupColumns } from '../src/rollups/rollup.js';
+import { onClock } from './lib/clock.js';
 import { commandLine } from './lib/command-line.js';
 import { withDatabase } from './lib/dataset.js';
 import { BENCH_OBJECTIVES, ensureObjectives } from './lib/objectives.js';
@@ -264,11 +265,7 @@ if (args.verify) {
   const [end] = await copy.query<{ ms: number }>(
     'select (extract(epoch from max(started_at)) * 1000)::float8 as ms from executions',
   );
-  const realNow = Date.now;
-  const offset = end!.ms - realNow();
-  Date.now = () => realNow() + offset;
-  await copy.transaction((tx) => recountRollups(tx));
-  Date.now = realNow;
+  await onClock(end!.ms, () => copy.transaction((tx) => recountRollups(tx)));
   await copy.close();
   /** A column as compared: decimals without trailing zeros, histograms with empty bins as 0. */
   const compared = ([column, type]: readonly [string, string]) =>

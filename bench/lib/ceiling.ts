@@ -4,6 +4,7 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { openPostgres, statementName } from '../../src/db/postgres.js';
 import type { DatasetFacts, MixQuery } from '../queries.js';
+import { onClock } from './clock.js';
 import { type RecordedStatement, recordingDatabase } from './recording-db.js';
 
 /**
@@ -55,18 +56,22 @@ export async function captureMix(
   queries: readonly MixQuery[],
 ): Promise<Map<string, RecordedStatement[]>> {
   const recorder = recordingDatabase(openPostgres(databaseUrl, { poolSize: 2, statementTimeoutMs: 60_000 }));
-  // The clock the benchmarked server runs on (lib/dataset-clock.mjs): windows that end now end at the dataset's end.
-  const capture = await buildApp(loadConfig({}, { logLevel: 'silent', authCacheMs: 60_000 }), {
-    db: recorder.db,
-    now: () => facts.now.getTime(),
+  // The clock the benchmarked server runs on (lib/dataset-clock.mjs), for the capture's whole
+  // run: windows that end now end at the dataset's end, and which buckets still have one-minute
+  // duration rows (src/rollups/grains.ts) is judged from there too.
+  return onClock(facts.now.getTime(), async () => {
+    const capture = await buildApp(loadConfig({}, { logLevel: 'silent', authCacheMs: 60_000 }), {
+      db: recorder.db,
+      now: () => facts.now.getTime(),
+    });
+    const statements = new Map<string, RecordedStatement[]>();
+    for (const q of queries) {
+      const run = () => captureStatements(capture.server, recorder.take, apiKey, q.query, q.variables(facts));
+      await run();
+      statements.set(q.name, await run());
+    }
+    await capture.close();
+    await recorder.db.close();
+    return statements;
   });
-  const statements = new Map<string, RecordedStatement[]>();
-  for (const q of queries) {
-    const run = () => captureStatements(capture.server, recorder.take, apiKey, q.query, q.variables(facts));
-    await run();
-    statements.set(q.name, await run());
-  }
-  await capture.close();
-  await recorder.db.close();
-  return statements;
 }

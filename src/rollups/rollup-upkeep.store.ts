@@ -1,7 +1,7 @@
 import type { Database } from '../db/database.js';
 import { Recurring } from '../lib/recurring.js';
 import { durations } from './durations.rollup.js';
-import { recentFinestKeptFrom } from './grains.js';
+import { DAY_GRAIN, recentFinestKeptFrom } from './grains.js';
 import type { AnyRollup } from './rollup.js';
 
 /** The rollups whose finest rung is kept for recent buckets only. */
@@ -15,19 +15,28 @@ const BATCH = 5000;
  * that keep that rung for recent buckets only (RollupSpec.recentFinest), organization by
  * organization, a batch per statement (each its own transaction, along the key's prefix). No
  * reader reads them any more (windows.ts, coverWindow) and ingestion no longer writes them.
- * Returns the rows deleted; `stopped` ends the round between two batches.
+ *
+ * "Now" is never later than the end of the organization's newest day of data: a process whose
+ * clock runs ahead of the writers' and readers' (a benchmark's helper on a dataset that ended
+ * weeks ago, a host with a wrong clock) thus deletes no row that a reader on their clock counts
+ * on. Returns the rows deleted; `stopped` ends the round between two batches.
  */
 export async function pruneRecentFinest(
   db: Database,
   now: number = Date.now(),
   stopped: () => boolean = () => false,
 ): Promise<number> {
-  const before = new Date(recentFinestKeptFrom(now));
   const organizations = await db.query<{ id: string }>('select id from organizations');
   let deleted = 0;
   for (const rollup of RECENT_FINEST) {
     for (const { id } of organizations) {
       if (stopped()) return deleted;
+      const [newest] = await db.query<{ day: Date | null }>(
+        `select max(bucket_start) as day from ${rollup.table} where organization_id = $1 and grain = $2`,
+        [id, DAY_GRAIN.seconds],
+      );
+      if (!newest?.day) continue;
+      const before = new Date(recentFinestKeptFrom(Math.min(now, newest.day.getTime() + DAY_GRAIN.ms - 1)));
       for (;;) {
         const [gone] = await db.query<{ n: number }>(
           `with gone as (

@@ -16,6 +16,8 @@ import { DAY, HOUR, iso, MINUTE, SECOND } from './reference.js';
 const CUT = Math.floor(Date.now() / DAY) * DAY - 8 * DAY;
 /** Ingestion writes, and upkeep keeps, one-minute rows from a day earlier (the margin). */
 const KEPT_FROM = CUT - DAY;
+/** A minute of the last hours. */
+const LAST_HOUR = Math.floor(Date.now() / MINUTE) * MINUTE - HOUR;
 
 /** The pieces end to end: each starts where the one before ends, from the window's start to its end. */
 function assertContiguous(pieces: readonly WindowPiece[], from: number, to: number): void {
@@ -127,8 +129,7 @@ describe('the one-minute duration rows, kept for recent buckets only', () => {
   it('are written by ingestion for buckets from the day before the cut on, and the coarser rows for every bucket', async () => {
     const t = await createTenant(database.db);
     const wf = workflow(t.organizationId);
-    const lastHour = Math.floor(Date.now() / MINUTE) * MINUTE - HOUR;
-    const times = [KEPT_FROM - 2 * DAY, KEPT_FROM - MINUTE, KEPT_FROM, CUT + 10 * MINUTE, lastHour];
+    const times = [KEPT_FROM - 2 * DAY, KEPT_FROM - MINUTE, KEPT_FROM, CUT + 10 * MINUTE, LAST_HOUR];
     await ingest(database.db, [
       wf,
       ...times.flatMap((at, i) => run(t.organizationId, wf.uuid as string, at, 100 + i)),
@@ -146,7 +147,11 @@ describe('the one-minute duration rows, kept for recent buckets only', () => {
   it('that have aged past the margin are deleted in batches, and nothing else', async () => {
     const t = await createTenant(database.db);
     const wf = workflow(t.organizationId);
-    await ingest(database.db, [wf, ...run(t.organizationId, wf.uuid as string, CUT + HOUR, 250)]);
+    const recent = [CUT + HOUR, LAST_HOUR];
+    await ingest(database.db, [
+      wf,
+      ...recent.flatMap((at) => run(t.organizationId, wf.uuid as string, at, 250)),
+    ]);
     const coarse = await coarseRows(t.organizationId);
     // Rows an earlier version kept for every bucket: 12,000 minutes before the margin, more than
     // two batches, and the minute the margin starts at.
@@ -157,30 +162,35 @@ describe('the one-minute duration rows, kept for recent buckets only', () => {
       [t.organizationId, KEPT_FROM, wf.uuid],
     );
     assert.equal(await pruneRecentFinest(database.db), 12000);
-    assert.deepEqual(await minuteRows(t.organizationId), [
-      KEPT_FROM,
-      Math.floor((CUT + HOUR) / MINUTE) * MINUTE,
-      Math.floor((CUT + HOUR) / MINUTE) * MINUTE,
-      Math.floor((CUT + HOUR) / MINUTE) * MINUTE,
-      Math.floor((CUT + HOUR) / MINUTE) * MINUTE,
-    ]);
+    const kept = [KEPT_FROM, ...recent.flatMap((at) => Array.from({ length: 4 }, () => at))];
+    assert.deepEqual(await minuteRows(t.organizationId), kept);
     assert.equal(await coarseRows(t.organizationId), coarse);
-    // Five days on, the rows of the cut's day have aged past the margin in turn.
-    // (Every organization's: this one's five and the earlier test's.)
-    const [aged] = await database.db.query<{ n: number }>(
-      'select count(*)::int as n from duration_rollups where grain = 60 and bucket_start < $1',
-      [new Date(KEPT_FROM + 5 * DAY)],
+    // A clock five days ahead of the data deletes nothing more: "now" is at most the end of the
+    // organization's newest day.
+    assert.equal(await pruneRecentFinest(database.db, Date.now() + 5 * DAY), 0);
+    assert.deepEqual(await minuteRows(t.organizationId), kept);
+  });
+
+  it("are kept for the last days of an organization whose data ended weeks ago, for readers on that data's clock", async () => {
+    const t = await createTenant(database.db);
+    const wf = workflow(t.organizationId);
+    // The data ends 20 days before the cut; a writer and readers on its clock keep the one-minute
+    // rows of its last nine days (here written directly, as that writer would).
+    const end = CUT - 20 * DAY;
+    await ingest(database.db, [wf, ...run(t.organizationId, wf.uuid as string, end + HOUR, 250)]);
+    await database.db.query(
+      `insert into duration_rollups (organization_id, grain, bucket_start, workflow_uuid, capability_id, status, item_count)
+       values ($1, 60, $2, $3, '', 'SUCCESS', 1), ($1, 60, $4, $3, '', 'SUCCESS', 1)`,
+      [t.organizationId, new Date(end - 3 * DAY), wf.uuid, new Date(end - 12 * DAY)],
     );
-    assert.ok(aged!.n > 5);
-    assert.equal(await pruneRecentFinest(database.db, Date.now() + 5 * DAY), aged!.n);
-    assert.deepEqual(await minuteRows(t.organizationId), []);
-    assert.equal(await coarseRows(t.organizationId), coarse);
+    await pruneRecentFinest(database.db);
+    assert.deepEqual(await minuteRows(t.organizationId), [end - 3 * DAY]);
   });
 
   it('that have aged are deleted by a server soon after it starts', async () => {
     const t = await createTenant(database.db);
     const wf = workflow(t.organizationId);
-    await ingest(database.db, [wf]);
+    await ingest(database.db, [wf, ...run(t.organizationId, wf.uuid as string, LAST_HOUR, 250)]);
     await database.db.query(
       `insert into duration_rollups (organization_id, grain, bucket_start, workflow_uuid, capability_id, status, item_count)
        values ($1, 60, $2, $3, '', 'SUCCESS', 1), ($1, 60, $4, $3, '', 'SUCCESS', 1)`,
@@ -189,9 +199,12 @@ describe('the one-minute duration rows, kept for recent buckets only', () => {
     const server = await startServer(database.db);
     try {
       const deadline = Date.now() + 30_000;
-      while ((await minuteRows(t.organizationId)).length > 1 && Date.now() < deadline)
+      while ((await minuteRows(t.organizationId)).length > 5 && Date.now() < deadline)
         await new Promise((resolve) => setImmediate(resolve));
-      assert.deepEqual(await minuteRows(t.organizationId), [CUT + DAY]);
+      assert.deepEqual(await minuteRows(t.organizationId), [
+        CUT + DAY,
+        ...Array.from({ length: 4 }, () => LAST_HOUR),
+      ]);
     } finally {
       await server.close();
     }
