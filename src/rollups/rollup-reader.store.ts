@@ -68,10 +68,10 @@ const isExtreme = (rollup: AnyRollup, name: string) =>
 const subtractedBy = (rollup: AnyRollup, generic: boolean, extremes: boolean) =>
   generic && !extremes ? rollup.rawTables : undefined;
 
-/** A raw row's weight in a piece: -1 where the piece's rows are subtracted. */
 /** The end of a raw piece's bucket (`g.bucket`, `g.width` seconds wide). */
 const BUCKET_END = 'g.bucket + make_interval(secs => g.width)';
 
+/** A raw row's weight in a piece: -1 where the piece's rows are subtracted. */
 const SIGN = `(case when p.grain = ${SUBTRACTED} then -1 else 1 end)`;
 
 /**
