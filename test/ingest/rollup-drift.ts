@@ -12,11 +12,10 @@ const DURATION_GRAINS = [60, 300, 900, 3600, 21600, 86400];
 const EVERY = '00000000-0000-0000-0000-000000000000';
 const DAY_MS = 86_400_000;
 /**
- * The one-minute duration rows are kept for buckets from the start of the day nine days back
- * (eight days of reads and a day's margin: src/rollups/grains.ts); coarser ones for every bucket.
+ * The first one-minute duration bucket kept at `now`: the start of the day nine days back (eight
+ * days of reads and a day's margin: src/rollups/grains.ts); coarser rows are kept for every bucket.
  */
-const keptAt = (grain: number, bucket: number) =>
-  grain !== 60 || bucket >= Math.floor(Date.now() / DAY_MS) * DAY_MS - 9 * DAY_MS;
+const minuteRowsFrom = (now: number) => Math.floor(now / DAY_MS) * DAY_MS - 9 * DAY_MS;
 
 interface ExecutionRow {
   organization_id: string;
@@ -101,7 +100,33 @@ function storedBins(lo: number | null, text: string | null): string {
 }
 
 /** What the stored rollups lack (`expected`) and have too much of (`actual`): both '' when exact. */
-export async function rollupDrift(db: Database): Promise<{ expected: string; actual: string }> {
+/**
+ * Which one-minute duration rows are expected: those ingestion writes now (from
+ * minuteRowsFrom(now)), or, after an upgrade whose migration built them for every bucket, those
+ * the upkeep then keeps (src/rollups/rollup-upkeep.store.ts): it judges an organization's rows
+ * from the end of its newest day of data when that is earlier than now.
+ */
+export type MinuteRows = 'written' | 'kept by upkeep';
+
+export async function rollupDrift(
+  db: Database,
+  minuteRows: MinuteRows = 'written',
+): Promise<{ expected: string; actual: string }> {
+  const now = Date.now();
+  const newestDays = new Map(
+    (
+      await db.query<{ organization_id: string; day: Date }>(
+        'select organization_id, max(bucket_start) as day from duration_rollups where grain = 86400 group by organization_id',
+      )
+    ).map((row) => [row.organization_id, row.day.getTime()]),
+  );
+  const keptAt = (organizationId: string, grain: number, bucket: number) => {
+    if (grain !== 60) return true;
+    const newest = newestDays.get(organizationId);
+    const reference =
+      minuteRows === 'kept by upkeep' && newest !== undefined ? Math.min(now, newest + DAY_MS - 1) : now;
+    return bucket >= minuteRowsFrom(reference);
+  };
   const executions = await db.query<ExecutionRow>(
     `select organization_id, uuid, workflow_uuid, status, started_at, finished_at, executed_in_tee,
             credit_used::text, errors from executions`,
@@ -124,7 +149,7 @@ export async function rollupDrift(db: Database): Promise<{ expected: string; act
     const targets = visible.has(`${org}/${wf}`) ? [wf, EVERY] : [wf];
     for (const target of targets) {
       for (const [grain, bucket] of bucketsOf(time, DURATION_GRAINS)) {
-        if (!keptAt(grain, bucket)) continue;
+        if (!keptAt(org, grain, bucket)) continue;
         durations.add(`${org}/${grain}/${bucket}/${target}/${cap}/${status}`, [
           1,
           ms === null ? 0 : 1,
