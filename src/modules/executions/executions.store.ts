@@ -89,8 +89,8 @@ const PAGE_COLUMNS = `e.organization_id, e.workflow_uuid, e.uuid, e.id, e.status
  * a prepared statement's generic plan (chosen after its fifth execution) stays as good as a
  * custom one. A plain page at offset 1,000 cost PostgreSQL 2.0 ms a request with every
  * condition written and a generic plan, 1.3 ms with only the organization's. Visibility is a
- * `join` of the workflows (which a search needs: it matches their names) or a `condition` on the
- * executions alone (VISIBLE); an error group's executions are always joined (fromGroup).
+ * `join` of the workflows or a `condition` on the executions alone (VISIBLE); a search (it matches
+ * the workflows' names) and an error group's executions (fromGroup) are always joined.
  */
 function selection(
   organizationId: string,
@@ -117,7 +117,8 @@ function selection(
   const where = `where ${conditions.join(' and ')}`;
   if (filter.errorFingerprint != null)
     return { sql: `${fromGroup(param(filter.errorFingerprint, 'text'), from, to, order)} ${where}`, params };
-  if (visibility === 'join') return { sql: `${FROM} ${where}`, params };
+  // A search matches the workflows' names, so it joins them whatever the caller asked.
+  if (visibility === 'join' || filter.search != null) return { sql: `${FROM} ${where}`, params };
   return { sql: `from executions e ${where} and ${VISIBLE}`, params };
 }
 
