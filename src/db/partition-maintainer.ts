@@ -1,4 +1,4 @@
-import { Recurring } from '../lib/recurring.js';
+import { Recurring, type RoundOutcome } from '../lib/recurring.js';
 import type { Database } from './database.js';
 import { type MaintenanceResult, maintainPartitions } from './partitions.js';
 
@@ -11,7 +11,7 @@ import { type MaintenanceResult, maintainPartitions } from './partitions.js';
  * reported in the round's `failed` (by name, with the reason) while the others are maintained.
  */
 export class PartitionMaintainer {
-  private readonly rounds: Recurring;
+  private readonly rounds: Recurring<MaintenanceResult>;
 
   constructor(
     db: Database,
@@ -21,20 +21,17 @@ export class PartitionMaintainer {
       /** The clock the rounds run at (ms); tests pass another. */
       readonly now?: () => number;
     },
-    report: (outcome: { result?: MaintenanceResult; error?: unknown }) => void,
+    report: (outcome: RoundOutcome<MaintenanceResult>) => void,
   ) {
-    this.rounds = new Recurring(options.everyMs, async () => {
-      try {
-        report({
-          result: await maintainPartitions(db, {
-            retentionDays: options.retentionDays,
-            ...(options.now ? { now: options.now() } : {}),
-          }),
-        });
-      } catch (error) {
-        report({ error });
-      }
-    });
+    this.rounds = new Recurring(
+      options.everyMs,
+      () =>
+        maintainPartitions(db, {
+          retentionDays: options.retentionDays,
+          ...(options.now ? { now: options.now() } : {}),
+        }),
+      report,
+    );
   }
 
   /** The first round, awaited, then one every `everyMs`. */

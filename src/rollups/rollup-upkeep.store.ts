@@ -1,5 +1,5 @@
 import type { Database } from '../db/database.js';
-import { Recurring } from '../lib/recurring.js';
+import { Recurring, type RoundOutcome } from '../lib/recurring.js';
 import { durations } from './durations.rollup.js';
 import { DAY_GRAIN, recentFinestKeptFrom } from './grains.js';
 import type { AnyRollup } from './rollup.js';
@@ -62,21 +62,16 @@ export async function pruneRecentFinest(
  * round is reported and tried again next time; `stop` ends a round between two batches.
  */
 export class RecentFinestPruner {
-  private readonly rounds: Recurring;
+  private readonly rounds: Recurring<number>;
   private stopping = false;
 
-  constructor(
-    db: Database,
-    everyMs: number,
-    report: (outcome: { deleted?: number; error?: unknown }) => void,
-  ) {
-    this.rounds = new Recurring(everyMs, async () => {
-      try {
-        report({ deleted: await pruneRecentFinest(db, Date.now(), () => this.stopping) });
-      } catch (error) {
-        report({ error });
-      }
-    });
+  /** `report` gets each round's outcome: the rows it deleted, or its error. */
+  constructor(db: Database, everyMs: number, report: (outcome: RoundOutcome<number>) => void) {
+    this.rounds = new Recurring(
+      everyMs,
+      () => pruneRecentFinest(db, Date.now(), () => this.stopping),
+      report,
+    );
   }
 
   start(): void {
