@@ -73,7 +73,7 @@ export interface RollupSpec<D extends string, MS extends Measures> {
   readonly grains?: readonly Grain[];
   /**
    * Keep the finest rung for recent buckets only (grains.ts, recentFinestKeptFrom): ingestion
-   * skips it for older buckets, the partition upkeep deletes it as it ages (rollup-upkeep.store.ts),
+   * skips it for older buckets, the server's rollup upkeep deletes it as it ages (rollup-upkeep.store.ts),
    * and readers cover older parts of a window with the coarser rungs (windows.ts, coverWindow).
    */
   readonly recentFinest?: boolean;

@@ -99,7 +99,6 @@ function storedBins(lo: number | null, text: string | null): string {
   return JSON.stringify(bins);
 }
 
-/** What the stored rollups lack (`expected`) and have too much of (`actual`): both '' when exact. */
 /**
  * Which one-minute duration rows are expected: those ingestion writes now (from
  * minuteRowsFrom(now)), or, after an upgrade whose migration built them for every bucket, those
@@ -108,23 +107,25 @@ function storedBins(lo: number | null, text: string | null): string {
  */
 export type MinuteRows = 'written' | 'kept by upkeep';
 
+/** What the stored rollups lack (`expected`) and have too much of (`actual`): both '' when exact. */
 export async function rollupDrift(
   db: Database,
   minuteRows: MinuteRows = 'written',
 ): Promise<{ expected: string; actual: string }> {
   const now = Date.now();
   const newestDays = new Map(
-    (
-      await db.query<{ organization_id: string; day: Date }>(
-        'select organization_id, max(bucket_start) as day from duration_rollups where grain = 86400 group by organization_id',
-      )
-    ).map((row) => [row.organization_id, row.day.getTime()]),
+    minuteRows === 'written'
+      ? []
+      : (
+          await db.query<{ organization_id: string; day: Date }>(
+            'select organization_id, max(bucket_start) as day from duration_rollups where grain = 86400 group by organization_id',
+          )
+        ).map((row) => [row.organization_id, row.day.getTime()]),
   );
   const keptAt = (organizationId: string, grain: number, bucket: number) => {
     if (grain !== 60) return true;
     const newest = newestDays.get(organizationId);
-    const reference =
-      minuteRows === 'kept by upkeep' && newest !== undefined ? Math.min(now, newest + DAY_MS - 1) : now;
+    const reference = newest === undefined ? now : Math.min(now, newest + DAY_MS - 1);
     return bucket >= minuteRowsFrom(reference);
   };
   const executions = await db.query<ExecutionRow>(
