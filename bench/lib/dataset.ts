@@ -234,6 +234,18 @@ export async function ensureDataset(options: {
 }
 
 /**
+ * The server a history is sent to, on the dataset's clock as the benchmarked one is: ingestion
+ * keeps the duration rollups' one-minute rung for recent buckets only (src/rollups/grains.ts),
+ * and "recent" must be the same days for the writer and the readers.
+ */
+const loadingServer = (databaseUrl: string, token: string, port: number) =>
+  ServerProcess.start(
+    { DATABASE_URL: databaseUrl, WFAPI_INGEST_TOKEN: token, WFAPI_DB_POOL_SIZE: '8' },
+    port,
+    { clockStart: new Date(END) },
+  );
+
+/**
  * The history written to files first (not timed), then sent through POST /ingest kind by kind
  * (timed), beside the database's own bulk load (COPY) of a sample of the same rows.
  */
@@ -249,14 +261,7 @@ async function timedLoad(
   const counts = await writeFiles(recordsBetween(world, Number.NEGATIVE_INFINITY, END), dir, sample);
 
   const token = randomBytes(16).toString('hex');
-  // The loading server runs on the dataset's clock, as the benchmarked one does: ingestion keeps
-  // the duration rollups' one-minute rung for recent buckets only (src/rollups/grains.ts), and
-  // "recent" must be the same days for the writer and the readers.
-  const server = await ServerProcess.start(
-    { DATABASE_URL: databaseUrl, WFAPI_INGEST_TOKEN: token, WFAPI_DB_POOL_SIZE: '8' },
-    port,
-    { clockStart: new Date(END) },
-  );
+  const server = await loadingServer(databaseUrl, token, port);
   const timed = async (kind: Kind, of: 'execution' | 'log' | 'event') => {
     const started = performance.now();
     const result = await uploadNdjson({ url: server.url, token }, fileLines(join(dir, `${kind}.ndjson`)), {
@@ -310,14 +315,7 @@ async function streamLoad(
   port: number,
 ): Promise<Loaded> {
   const token = randomBytes(16).toString('hex');
-  // The loading server runs on the dataset's clock, as the benchmarked one does: ingestion keeps
-  // the duration rollups' one-minute rung for recent buckets only (src/rollups/grains.ts), and
-  // "recent" must be the same days for the writer and the readers.
-  const server = await ServerProcess.start(
-    { DATABASE_URL: databaseUrl, WFAPI_INGEST_TOKEN: token, WFAPI_DB_POOL_SIZE: '8' },
-    port,
-    { clockStart: new Date(END) },
-  );
+  const server = await loadingServer(databaseUrl, token, port);
   let sent = 0;
   const counts: Record<string, number> = {};
   const started = performance.now();
