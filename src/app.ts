@@ -31,6 +31,7 @@ import { KeyUsageRecorder } from './modules/auth/key-usage.js';
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './modules/auth/rate-limit.js';
 import { registerAdminRoutes } from './operator/operator.route.js';
 import { RecentFinestPruner } from './rollups/rollup-upkeep.store.js';
+import { WindowCache } from './rollups/window-cache.js';
 
 /**
  * What every ingested batch does besides storing its records, inside its transaction: record the
@@ -225,10 +226,15 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     return sendError(reply, new AppError('ROUTE_NOT_FOUND', `No route ${request.method} ${path}`));
   });
 
+  // One per server: it keeps the rollup answers of the primary and its replicas, which agree on
+  // what each rollup version stands for (src/rollups/window-cache.ts).
+  const windowCache =
+    config.limits.rollupCacheMb > 0 ? new WindowCache(config.limits.rollupCacheMb * 1024 * 1024) : undefined;
   const metrics = registerMetrics(server, {
     config,
     db,
     rateLimiter,
+    windowCache,
     ...(reads.hasReplicas && { databases: () => reads.status(true) }),
   });
   server.get('/healthz', async () => ({ status: 'ok' }));
@@ -263,7 +269,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     config.limits,
     config.limits.documentCacheBytes,
   );
-  const contextFor = publicContextFactory(config, db, reads, options.now);
+  const contextFor = publicContextFactory(config, db, reads, options.now, windowCache);
   registerGraphqlRoutes(server, {
     config,
     contextFor,

@@ -375,6 +375,12 @@ export const SETTINGS = {
       [1000, 2 ** 30],
       'log text one `/graphql` answer may carry (docs/operators.md)',
     ),
+    rollupCacheMb: int(
+      'WFAPI_ROLLUP_CACHE_MB',
+      32,
+      [0, 65_536],
+      'memory (MiB, estimated) for rollup answers a server keeps and reuses while the days they cover are unchanged (docs/scaling.md); `0` keeps none',
+    ),
   },
   rateLimit: {
     burst: int(

@@ -260,6 +260,17 @@ export const rollupRecounts = table('rollup_recounts', {
   requested_at: 'timestamptz not null',
 });
 
+/**
+ * A counter per organization and day of rollup buckets, raised by each ingestion that changes the
+ * day's rollup rows (migration 0015): what a reader's kept answers are checked against
+ * (src/rollups/window-cache.ts).
+ */
+export const rollupVersions = table('rollup_versions', {
+  organization_id: 'uuid not null',
+  day: 'timestamptz not null',
+  version: 'bigint not null',
+});
+
 /** Every table defined here. */
 export const TABLES = [
   organizations,
@@ -283,4 +294,5 @@ export const TABLES = [
   serviceLevelObjectives,
   stuckExecutions,
   rollupRecounts,
+  rollupVersions,
 ] as const;

@@ -14,6 +14,7 @@ import { executionCounts } from '../rollups/execution-counts.rollup.js';
 import { errorGroupOf } from '../rollups/fingerprint.js';
 import { EVERY_WORKFLOW } from '../rollups/rollup.js';
 import { RollupDeltas } from '../rollups/rollup-deltas.js';
+import { raiseRollupVersions } from '../rollups/rollup-versions.store.js';
 import { addToOrganizationRows, applyDeltas } from '../rollups/rollup-writer.store.js';
 import { refreshDurationExtremes } from './duration-extremes.store.js';
 import {
@@ -204,6 +205,8 @@ export async function maintainRollups(tx: Transaction, changes: BatchChanges): P
   const stale = await applyDeltas(tx, timing);
   await refreshDurationExtremes(tx, stale);
   await applyDeltas(tx, errors.deltas);
+  // In the batch's transaction, after its rows: readers' kept answers of these days are now stale.
+  await raiseRollupVersions(tx, errors.deltas.days(timing.days(counts.days())));
   const unstored = new Map<string, { organizationId: string; workflowUuid: string }>();
   for (const { next } of changes.executions) {
     const key = `${next.organizationId}/${next.workflowUUID}`;

@@ -9,6 +9,7 @@ import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import type { DatabaseStatus } from '../db/replicas/read-router.js';
 import type { RateLimiter } from '../modules/auth/rate-limit.js';
+import type { WindowCache } from '../rollups/window-cache.js';
 import { registerMetricsRoute } from './metrics.route.js';
 import { PlatformMetrics } from './platform-metrics.js';
 import { ServerMetrics } from './server-metrics.js';
@@ -25,14 +26,16 @@ export function registerMetrics(
     readonly rateLimiter: RateLimiter;
     /** Each database's state, when read replicas are configured. */
     readonly databases?: () => readonly DatabaseStatus[];
+    /** The rollup answers the server keeps. */
+    readonly windowCache?: WindowCache;
   },
 ): ServerMetrics | undefined {
-  const { config, db, rateLimiter, databases } = deps;
+  const { config, db, rateLimiter, databases, windowCache } = deps;
   const token = config.metrics.token;
   if (token === undefined) return undefined;
   // One registry per server, never prom-client's global one: several apps may share a process (tests, demo).
   const registry = new Registry();
-  const metrics = new ServerMetrics(registry, db, databases);
+  const metrics = new ServerMetrics(registry, db, databases, windowCache);
   metrics.observeRequests(server);
   const platform = new PlatformMetrics(
     registry,

@@ -4,6 +4,7 @@ import type { Database } from '../db/database.js';
 import type { DatabaseStatus } from '../db/replicas/read-router.js';
 import type { GraphqlOutcome } from '../graphql/execute-request.js';
 import type { IngestBatchOutcome } from '../ingest/ingest-stream.js';
+import type { WindowCache } from '../rollups/window-cache.js';
 
 /** Request and operation durations, in seconds: from a cached read to a request's time limit. */
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -30,7 +31,12 @@ export class ServerMetrics {
   private readonly ingested: Counter<'type' | 'result'>;
 
   /** `replicas`: each database's state (src/db/replicas), when read replicas are configured. */
-  constructor(registry: Registry, db: Database, replicas?: () => readonly DatabaseStatus[]) {
+  constructor(
+    registry: Registry,
+    db: Database,
+    replicas?: () => readonly DatabaseStatus[],
+    windowCache?: WindowCache,
+  ) {
     const registers = [registry];
     collectDefaultMetrics({ register: registry });
     this.requests = new Counter({
@@ -97,6 +103,28 @@ export class ServerMetrics {
         registers,
         collect() {
           this.set(pool().waiting);
+        },
+      });
+    }
+    if (windowCache) {
+      new Counter({
+        name: 'wfapi_rollup_cache_reads_total',
+        help: "Pieces of rollup windows looked up in the server's cache, by result: hit (unchanged since kept, not read again) or miss.",
+        labelNames: ['result'],
+        registers,
+        collect() {
+          const use = windowCache.use();
+          this.reset();
+          this.inc({ result: 'hit' }, use.hits);
+          this.inc({ result: 'miss' }, use.misses);
+        },
+      });
+      new Gauge({
+        name: 'wfapi_rollup_cache_bytes',
+        help: 'Memory the rollup answers kept by the server take, estimated (at most WFAPI_ROLLUP_CACHE_MB).',
+        registers,
+        collect() {
+          this.set(windowCache.use().bytes);
         },
       });
     }

@@ -54,6 +54,14 @@ export class BinCounts {
     }
   }
 
+  /** A copy, whose counts change apart from these. */
+  copy(): BinCounts {
+    const copy = new BinCounts();
+    copy.#first = this.#first;
+    copy.#counts = this.#counts.slice();
+    return copy;
+  }
+
   /** Adds every count of `other`. */
   addAll(other: BinCounts): void {
     const from = other.#first;
@@ -62,6 +70,11 @@ export class BinCounts {
     this.#cover(from, from + counts.length);
     const offset = from - this.#first;
     for (let i = 0; i < counts.length; i++) this.#counts[offset + i]! += counts[i]!;
+  }
+
+  /** The bins the run holds (a measure of its memory). */
+  get span(): number {
+    return this.#counts.length;
   }
 
   /** Calls `fn` for each bin with a count other than zero, in ascending order of bin. */

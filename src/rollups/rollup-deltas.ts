@@ -1,4 +1,5 @@
 import { floorTo } from '../lib/buckets.js';
+import { DAY } from '../lib/time.js';
 import { ALL_TIME, ALL_TIME_START, recentFinestKeptFrom } from './grains.js';
 import type { Contributions, MeasureKind, Measures, Rollup } from './rollup.js';
 
@@ -86,6 +87,16 @@ export class RollupDeltas<D extends string, MS extends Measures> {
         bins.set(bin, (bins.get(bin) ?? 0) + sign);
       } else if (sign > 0) row.values[name] = extreme(kind, current as number | null, contribution as number);
     }
+  }
+
+  /** Each organization's days (UTC day starts, ms) that the rows fall in. */
+  days(into: Map<string, Set<number>> = new Map()): Map<string, Set<number>> {
+    for (const { key } of this.finest.values()) {
+      const days = into.get(key.organizationId) ?? new Set<number>();
+      days.add(floorTo(key.bucketStart, DAY));
+      into.set(key.organizationId, days);
+    }
+    return into;
   }
 
   /**

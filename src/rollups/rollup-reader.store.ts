@@ -9,7 +9,9 @@ import {
   type MeasureValues,
   type Rollup,
 } from './rollup.js';
-import { coverWindow, RAW, SUBTRACTED, type TimeWindow } from './windows.js';
+import { readRollupVersions } from './rollup-versions.store.js';
+import { type KeptRow, type WindowCache, windowCacheOf } from './window-cache.js';
+import { coverWindow, RAW, SUBTRACTED, type TimeWindow, type WindowPiece } from './windows.js';
 
 /** A window to aggregate: one workflow's rows, or (null) every visible workflow of the organization. */
 export interface RollupWindow extends TimeWindow {
@@ -417,11 +419,50 @@ interface Group {
   readonly values: Record<string, unknown>;
 }
 
+/** A piece of a window, as the reading statement takes it: `key` names its answer. */
+interface KeyedPiece {
+  readonly key: number;
+  readonly piece: WindowPiece;
+  readonly workflowUuid: string | null;
+}
+
+/** Runs the reading statement over `pieces` of one scope; the rows come keyed by `window_key`. */
+async function readPieces(
+  db: Queryable,
+  read: AnyRollup,
+  organizationId: string,
+  scope: Scope,
+  pieces: readonly KeyedPiece[],
+  options: ReadOptions<string>,
+  extremes: boolean,
+): Promise<Record<string, unknown>[]> {
+  if (pieces.length === 0) return [];
+  const filters = [
+    ...read.dimensionNames.map((name) => options.where?.[name] ?? null),
+    ...read.dimensionNames.map((name) => options.except?.[name] ?? null),
+  ];
+  return db.query<Record<string, unknown>>(statement(read, scope, options.groupBy, extremes), [
+    organizationId,
+    pieces.map(({ key }) => key),
+    pieces.map(({ piece }) => piece.grain),
+    pieces.map(({ piece }) => new Date(piece.from)),
+    pieces.map(({ piece }) => (piece.to === null ? null : new Date(piece.to))),
+    pieces.map(({ workflowUuid }) => workflowUuid),
+    pieces.map(({ piece }) => (piece.bucket === undefined ? null : new Date(piece.bucket))),
+    pieces.map(({ piece }) => piece.bucketSeconds ?? null),
+    ...filters,
+  ]);
+}
+
+const scopeOf = (perWorkflow: boolean, options: ReadOptions<string>): Scope =>
+  perWorkflow ? 'workflow' : options.organizationRows ? 'organization-rows' : 'organization';
+
 /**
  * Aggregates a rollup over many windows with at most two statements (per-workflow windows, and
  * organization-wide ones): rollup buckets for the aligned middle of each window, raw rows for its
  * edges. Only rows of workflows that exist are counted, like every read. A window with nothing
- * in it has no rows in the answer.
+ * in it has no rows in the answer. With a cache (window-cache.ts), the rollup-row pieces kept
+ * from earlier reads whose days have not changed since are not read again.
  */
 export async function readWindows<D extends string, MS extends Measures>(
   db: Queryable,
@@ -430,7 +471,6 @@ export async function readWindows<D extends string, MS extends Measures>(
   windows: readonly RollupWindow[],
   options: ReadOptions<D>,
 ): Promise<WindowRow<D, MS>[]> {
-  const rows: Record<string, unknown>[] = [];
   const extremes = options.extremes ?? true;
   const asked = options.measures;
   // The same rollup, narrowed to the measures asked for: every statement and fold below reads
@@ -439,50 +479,198 @@ export async function readWindows<D extends string, MS extends Measures>(
     asked === undefined
       ? rollup
       : { ...rollup, measureNames: rollup.measureNames.filter((name) => asked.includes(name)) };
+  const cache = windowCacheOf(db);
+  if (cache !== undefined && new Set(windows.map((window) => window.key)).size === windows.length)
+    return readCached(db, cache, read, organizationId, windows, options, extremes);
+  const rows: Record<string, unknown>[] = [];
   for (const perWorkflow of [true, false]) {
-    const scope: Scope = perWorkflow
-      ? 'workflow'
-      : options.organizationRows
-        ? 'organization-rows'
-        : 'organization';
-    const keys: number[] = [];
-    const grains: number[] = [];
-    const froms: Date[] = [];
-    const tos: (Date | null)[] = [];
-    const workflows: (string | null)[] = [];
-    const buckets: (Date | null)[] = [];
-    const widths: (number | null)[] = [];
-    for (const window of windows) {
-      if ((window.workflowUuid !== null) !== perWorkflow) continue;
-      for (const piece of coverWindow(read, window)) {
-        keys.push(window.key);
-        grains.push(piece.grain);
-        froms.push(new Date(piece.from));
-        tos.push(piece.to === null ? null : new Date(piece.to));
-        workflows.push(window.workflowUuid);
-        buckets.push(piece.bucket === undefined ? null : new Date(piece.bucket));
-        widths.push(piece.bucketSeconds ?? null);
-      }
-    }
-    // Windows without pieces (to <= from) hold nothing.
-    if (keys.length === 0) continue;
-    const filters = [
-      ...rollup.dimensionNames.map((name) => options.where?.[name] ?? null),
-      ...rollup.dimensionNames.map((name) => options.except?.[name] ?? null),
-    ];
+    const pieces = windows.flatMap((window) =>
+      (window.workflowUuid !== null) !== perWorkflow
+        ? []
+        : coverWindow(read, window).map((piece) => ({
+            key: window.key,
+            piece,
+            workflowUuid: window.workflowUuid,
+          })),
+    );
     rows.push(
-      ...(await db.query<Record<string, unknown>>(statement(read, scope, options.groupBy, extremes), [
+      ...(await readPieces(
+        db,
+        read,
         organizationId,
-        keys,
-        grains,
-        froms,
-        tos,
-        workflows,
-        buckets,
-        widths,
-        ...filters,
-      ])),
+        scopeOf(perWorkflow, options),
+        pieces,
+        options,
+        extremes,
+      )),
     );
   }
   return fold(read, options.groupBy, rows);
+}
+
+/**
+ * readWindows with a cache: each window's pieces are read apart (keyed by piece), those of rollup
+ * rows kept, and the pieces summed into their windows here. Raw pieces (a window's edges, which
+ * move with a window that ends now) are read every time.
+ */
+async function readCached<D extends string, MS extends Measures>(
+  db: Queryable,
+  cache: WindowCache,
+  read: Rollup<D, MS>,
+  organizationId: string,
+  windows: readonly RollupWindow[],
+  options: ReadOptions<D>,
+  extremes: boolean,
+): Promise<WindowRow<D, MS>[]> {
+  const all: Array<KeyedPiece & { readonly window: number; readonly scope: Scope }> = [];
+  for (const window of windows) {
+    const scope = scopeOf(window.workflowUuid !== null, options);
+    for (const piece of coverWindow(read, window))
+      all.push({ key: all.length, piece, workflowUuid: window.workflowUuid, window: window.key, scope });
+  }
+  const kept = all.filter(({ piece }) => piece.grain > 0);
+  const versions =
+    kept.length === 0
+      ? undefined
+      : await readRollupVersions(
+          db,
+          organizationId,
+          Math.min(...kept.map(({ piece }) => piece.from)),
+          kept.some(({ piece }) => piece.to === null)
+            ? null
+            : Math.max(...kept.map(({ piece }) => piece.to!)),
+        );
+  const statementId = `${read.table}|${options.groupBy.join(',')}|${extremes}|${read.measureNames.join(',')}|${JSON.stringify([options.where ?? null, options.except ?? null])}`;
+  const cacheKey = (p: (typeof all)[number]) =>
+    `${organizationId}|${p.scope}|${statementId}|${p.workflowUuid}|${p.piece.grain}|${p.piece.from}|${p.piece.to}`;
+  const byPiece = new Map<number, readonly KeptRow[]>();
+  const toRead: Array<(typeof all)[number] & { readonly id?: string; readonly version?: string }> = [];
+  for (const p of all) {
+    if (versions === undefined || p.piece.grain <= 0) {
+      toRead.push(p);
+      continue;
+    }
+    const id = cacheKey(p);
+    const version = versions.of(p.piece.from, p.piece.to);
+    const rows = cache.get(id, version);
+    if (rows === undefined) toRead.push({ ...p, id, version });
+    else byPiece.set(p.key, rows);
+  }
+  const rows: Record<string, unknown>[] = [];
+  for (const perWorkflow of [true, false]) {
+    const scope = scopeOf(perWorkflow, options);
+    rows.push(
+      ...(await readPieces(
+        db,
+        read,
+        organizationId,
+        scope,
+        toRead.filter((p) => p.scope === scope),
+        options,
+        extremes,
+      )),
+    );
+  }
+  const readRows = new Map<number, KeptRow[]>();
+  for (const row of fold(read, options.groupBy, rows)) {
+    const list = readRows.get(row.key) ?? [];
+    list.push(row);
+    readRows.set(row.key, list);
+  }
+  for (const p of toRead) {
+    const pieceRows = readRows.get(p.key) ?? [];
+    byPiece.set(p.key, pieceRows);
+    if (p.id !== undefined) cache.set(p.id, p.version!, pieceRows, extraBytes(read, pieceRows));
+  }
+  return merge(read, options.groupBy, all, byPiece);
+}
+
+/** What a piece's rows hold beyond their fixed size: their histograms' bins. */
+function extraBytes(rollup: AnyRollup, rows: readonly KeptRow[]): number {
+  if (!hasHistogram(rollup)) return 0;
+  let bins = 0;
+  for (const row of rows)
+    for (const name of rollup.measureNames)
+      if (rollup.measures[name] === 'histogram') bins += (row.values[name] as BinCounts).span;
+  return bins * 8;
+}
+
+/**
+ * Sums pieces' rows into their windows, per window and group, each measure as its kind sums
+ * (fold's rules). Values are always new: kept rows are never handed out, nor changed. A window of
+ * one piece (an aligned bucket, a segment) takes its piece's rows, copied.
+ */
+function merge<D extends string, MS extends Measures>(
+  rollup: Rollup<D, MS>,
+  groupBy: readonly D[],
+  pieces: ReadonlyArray<{ readonly key: number; readonly window: number }>,
+  byPiece: ReadonlyMap<number, readonly KeptRow[]>,
+): WindowRow<D, MS>[] {
+  const piecesOf = new Map<number, number>();
+  for (const { window } of pieces) piecesOf.set(window, (piecesOf.get(window) ?? 0) + 1);
+  const histograms = rollup.measureNames.filter((name) => rollup.measures[name] === 'histogram');
+  const measures = rollup.measureNames.map((name) => ({ name, kind: rollup.measures[name] }));
+  const groups = new Map<string, Group>();
+  const answer: Group[] = [];
+  /** Decimal sums in units, per group and measure, written out once at the end. */
+  const units = new Map<Group, Map<string, bigint>>();
+  for (const { key, window } of pieces) {
+    const rows = byPiece.get(key) ?? [];
+    if (piecesOf.get(window) === 1) {
+      for (const row of rows) {
+        const values = { ...row.values };
+        for (const name of histograms) values[name] = (values[name] as BinCounts).copy();
+        answer.push({ key: window, dimensions: row.dimensions as Record<string, string>, values });
+      }
+      continue;
+    }
+    for (const row of rows) {
+      let id = String(window);
+      for (const name of groupBy) id += `\u0000${row.dimensions[name]}`;
+      let group = groups.get(id);
+      if (group === undefined) {
+        const values: Record<string, unknown> = {};
+        for (const { name, kind } of measures) {
+          values[name] =
+            kind === 'histogram' ? new BinCounts() : kind === 'count' ? 0 : kind === 'decimal' ? '0' : null;
+        }
+        group = { key: window, dimensions: row.dimensions as Record<string, string>, values };
+        groups.set(id, group);
+        answer.push(group);
+      }
+      const values = group.values;
+      for (const { name, kind } of measures) {
+        const value = row.values[name];
+        switch (kind) {
+          case 'count':
+            values[name] = (values[name] as number) + (value as number);
+            break;
+          case 'decimal': {
+            const sums = units.get(group) ?? new Map<string, bigint>();
+            sums.set(name, (sums.get(name) ?? 0n) + toUnits(value as string));
+            units.set(group, sums);
+            break;
+          }
+          case 'min':
+          case 'max':
+            if (value !== null && value !== undefined) {
+              const current = values[name] as number | null;
+              const candidate = value as number;
+              values[name] =
+                current === null
+                  ? candidate
+                  : kind === 'min'
+                    ? Math.min(current, candidate)
+                    : Math.max(current, candidate);
+            }
+            break;
+          case 'histogram':
+            (values[name] as BinCounts).addAll(value as BinCounts);
+            break;
+        }
+      }
+    }
+  }
+  for (const [group, sums] of units) for (const [name, sum] of sums) group.values[name] = fromUnits(sum);
+  return answer as unknown as WindowRow<D, MS>[];
 }

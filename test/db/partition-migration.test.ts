@@ -61,6 +61,10 @@ async function storeBeforePartitioning(db: Database, raw: readonly unknown[]): P
     // Today's recount writes the error rows with their start, which version 8 adds (`if not
     // exists` there).
     await tx.query('alter table execution_error_groups add column if not exists started_at timestamptz');
+    // And raises the rollup versions of the days it writes, a table version 15 adds (`if not
+    // exists` there).
+    const versions = (await loadMigrations()).find((m) => m.version.startsWith('0015'))!;
+    for (const statement of splitStatements(versions.sql!)) await tx.query(statement);
     await recountRollups(tx);
   });
 }

@@ -137,6 +137,7 @@ export async function readObjectiveCounts(
   const histogramOptions = {
     where: { capability_id: [EXECUTION_LEVEL], status: FINISHED },
     extremes: false,
+    measures: ['finished_count', 'duration_bins'],
   } as const;
   const [counts, histograms, organizationHistograms] = await Promise.all([
     success.segments.length === 0
@@ -144,6 +145,7 @@ export async function readObjectiveCounts(
       : readWindows(db, executionCounts, organizationId, success.segments, {
           where: { status: FINISHED },
           groupBy: ['workflow_uuid', 'status'],
+          measures: ['execution_count'],
         }),
     latency.segments.length === 0
       ? []

@@ -1,0 +1,80 @@
+/**
+ * What a kept rollup answer is checked against (window-cache.ts): a counter per organization and
+ * day of buckets, raised in the transaction of every ingestion that changes a rollup row of that
+ * day (migration 0015), and the organization's number of workflows, which decides which workflows'
+ * rows are visible (a workflow is never deleted, so the number changes exactly when the set does).
+ */
+import type { Queryable, Transaction } from '../db/database.js';
+import { rollupVersions } from '../db/tables.js';
+import { floorTo } from '../lib/buckets.js';
+import { DAY } from '../lib/time.js';
+
+/**
+ * Raises the counter of each organization's day in `days` (day starts, ms). Called by ingestion
+ * under the organizations' ingestion locks, after its rollup rows, in key order.
+ */
+export async function raiseRollupVersions(
+  tx: Transaction,
+  days: ReadonlyMap<string, ReadonlySet<number>>,
+): Promise<void> {
+  const organizations: string[] = [];
+  const starts: Date[] = [];
+  for (const organizationId of [...days.keys()].sort()) {
+    for (const day of [...days.get(organizationId)!].sort((a, b) => a - b)) {
+      organizations.push(organizationId);
+      starts.push(new Date(day));
+    }
+  }
+  if (organizations.length === 0) return;
+  await tx.query(
+    `insert into ${rollupVersions.name} as v (organization_id, day, version)
+     select o, d, 1 from unnest($1::uuid[], $2::timestamptz[]) as k(o, d)
+     on conflict (organization_id, day) do update set version = v.version + 1`,
+    [organizations, starts],
+  );
+}
+
+/**
+ * The state of an organization's rollups over some days, as a reader saw it just before reading
+ * them. Each counter only rises and the workflows only grow, so two states of the same days are
+ * equal only when no ingestion changed those days, and no workflow arrived, in between.
+ */
+export class RollupVersions {
+  constructor(
+    private readonly versions: ReadonlyMap<number, number>,
+    private readonly workflows: number,
+  ) {}
+
+  /** The state of the days that `[from, to)` touches (to null: every later day). */
+  of(from: number, to: number | null): string {
+    let sum = 0;
+    const first = floorTo(from, DAY);
+    for (const [day, version] of this.versions) {
+      if (day >= first && (to === null || day < to)) sum += version;
+    }
+    return `${sum}/${this.workflows}`;
+  }
+}
+
+/** The counters of the organization's days from `from`'s day to before `to` (null: no end). */
+export async function readRollupVersions(
+  db: Queryable,
+  organizationId: string,
+  from: number,
+  to: number | null,
+): Promise<RollupVersions> {
+  const rows = await db.query<{ day: number | null; version: number }>(
+    `select (extract(epoch from day) * 1000)::int8 as day, version from ${rollupVersions.name}
+     where organization_id = $1 and day >= $2 and day < coalesce($3, 'infinity'::timestamptz)
+     union all
+     select null, count(*) from workflows where organization_id = $1`,
+    [organizationId, new Date(floorTo(from, DAY)), to === null ? null : new Date(to)],
+  );
+  const versions = new Map<number, number>();
+  let workflows = 0;
+  for (const row of rows) {
+    if (row.day === null) workflows = Number(row.version);
+    else versions.set(Number(row.day), Number(row.version));
+  }
+  return new RollupVersions(versions, workflows);
+}

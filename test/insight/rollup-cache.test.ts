@@ -1,0 +1,195 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { BinCounts } from '../../src/rollups/bin-counts.js';
+import { durations, EXECUTION_LEVEL } from '../../src/rollups/durations.rollup.js';
+import { readWindows } from '../../src/rollups/rollup-reader.store.js';
+import { WindowCache, withWindowCache } from '../../src/rollups/window-cache.js';
+import { openTestDatabase, type TestDatabase } from '../harness/database.js';
+import { createTenant, execution, ingest, type Tenant, workflow } from '../harness/fixtures.js';
+import { startServer, type TestServer } from '../harness/server.js';
+import { find, METRICS_TOKEN, samples, scrape } from '../metrics/scrape.js';
+import { DAY, HOUR, iso, MINUTE, SECOND } from './reference.js';
+
+/** Noon three days ago: a day no other test of this file writes to. */
+const DAY_START = Math.floor(Date.now() / DAY) * DAY - 3 * DAY;
+/** A window over that day with raw edges (seconds off the minute) and hours of rollup rows between. */
+const WINDOW = { from: DAY_START + 2 * HOUR + 17 * SECOND, to: DAY_START + 20 * HOUR + 3 * MINUTE + 30 * SECOND };
+
+const QUERY = `query ($workflow: String, $from: Time, $to: Time) {
+  durationStats(input: { workflowUUID: $workflow, from: $from, to: $to }) {
+    data { count minMs maxMs p50Ms p95Ms histogram { fromMs toMs count } }
+  }
+  workflowActivity(input: { workflowUUID: $workflow, from: $from, to: $to }) {
+    data { from to successCount failureCount }
+  }
+}`;
+
+describe('rollup answers a server keeps while their days are unchanged', () => {
+  let database: TestDatabase;
+  let cached: TestServer;
+  let uncached: TestServer;
+  let tenant: Tenant;
+  let wf: string;
+
+  before(async () => {
+    database = await openTestDatabase();
+    tenant = await createTenant(database.db);
+    const flow = workflow(tenant.organizationId);
+    wf = flow.uuid as string;
+    await ingest(database.db, [flow, ...runs(tenant.organizationId, wf, DAY_START + 3 * HOUR, 40)]);
+    cached = await startServer(database.db, { metrics: { token: METRICS_TOKEN } });
+    uncached = await startServer(database.db, { limits: { rollupCacheMb: 0 } });
+  });
+  after(async () => {
+    await cached?.close();
+    await uncached?.close();
+    await database?.close();
+  });
+
+  /** `n` finished executions of `workflowUuid`, one a minute from `at`, every fifth a failure. */
+  function runs(organizationId: string, workflowUuid: string, at: number, n: number) {
+    return Array.from({ length: n }, (_, i) =>
+      execution(organizationId, workflowUuid, {
+        status: i % 5 === 4 ? 'FAILURE' : 'SUCCESS',
+        startedAt: iso(at + i * MINUTE + 7 * SECOND),
+        finishedAt: iso(at + i * MINUTE + 7 * SECOND + 100 * (i + 1)),
+      }),
+    );
+  }
+
+  const ask = async (server: TestServer, scope: 'workflow' | 'organization') => {
+    const response = await server.gql(tenant.key, QUERY, {
+      workflow: scope === 'workflow' ? wf : null,
+      from: iso(WINDOW.from),
+      to: iso(WINDOW.to),
+    });
+    assert.equal(response.status, 200, JSON.stringify(response.body));
+    assert.equal(response.body.errors, undefined);
+    return response.body.data;
+  };
+
+  const cacheReads = async () => {
+    const all = samples((await scrape(cached.url)).text);
+    const value = (result: string) =>
+      find(all, 'wfapi_rollup_cache_reads_total', { result })[0]?.value ?? 0;
+    return { hits: value('hit'), misses: value('miss') };
+  };
+
+  it('answers a repeated read from what it kept, exactly as a server that keeps nothing', async () => {
+    for (const scope of ['workflow', 'organization'] as const) {
+      const first = await ask(cached, scope);
+      const before = await cacheReads();
+      const second = await ask(cached, scope);
+      const after = await cacheReads();
+      assert.ok(after.hits > before.hits, `hits ${before.hits} -> ${after.hits}`);
+      assert.equal(after.misses, before.misses);
+      assert.deepEqual(second, first);
+      assert.deepEqual(second, await ask(uncached, scope));
+      assert.equal(second.durationStats.data.count, 40);
+    }
+  });
+
+  it('reads a day again once ingestion changed it, so an execution stored by another writer counts at once', async () => {
+    const before = await ask(cached, 'organization');
+    // Stored by another writer (as another server's ingestion would), in the window's kept hours.
+    await ingest(database.db, runs(tenant.organizationId, wf, DAY_START + 10 * HOUR, 3));
+    const after = await ask(cached, 'organization');
+    assert.equal(after.durationStats.data.count, before.durationStats.data.count + 3);
+    assert.deepEqual(after, await ask(uncached, 'organization'));
+  });
+
+  it('keeps what it read of other days when ingestion changes one day', async () => {
+    await ask(cached, 'workflow');
+    const before = await cacheReads();
+    // Today, outside the window: its days' kept pieces stay good.
+    await ingest(database.db, runs(tenant.organizationId, wf, Date.now() - HOUR, 2));
+    await ask(cached, 'workflow');
+    const after = await cacheReads();
+    assert.equal(after.misses, before.misses);
+    assert.ok(after.hits > before.hits);
+  });
+
+  it('counts executions whose workflow arrives after them as soon as it arrives, though no rollup of their day changes', async () => {
+    const late = workflow(tenant.organizationId, { name: 'late-flow' });
+    await ingest(database.db, runs(tenant.organizationId, late.uuid as string, DAY_START + 12 * HOUR, 4));
+    const before = await ask(cached, 'organization');
+    await ingest(database.db, [late]);
+    const after = await ask(cached, 'organization');
+    assert.equal(after.durationStats.data.count, before.durationStats.data.count + 4);
+    assert.deepEqual(after, await ask(uncached, 'organization'));
+  });
+
+  it('never hands out what it keeps: an answer changed by its reader leaves the next one whole', async () => {
+    const db = withWindowCache(database.db, new WindowCache(1024 * 1024));
+    const read = () =>
+      readWindows(db, durations, tenant.organizationId, [{ key: 0, ...WINDOW, workflowUuid: wf }], {
+        where: { capability_id: [EXECUTION_LEVEL] },
+        groupBy: [],
+      });
+    const first = await read();
+    const total = (rows: typeof first) =>
+      rows.reduce((sum, row) => sum + row.values.finished_count, 0);
+    const expected = total(first);
+    for (const row of first) {
+      (row.values as { finished_count: number }).finished_count += 1000;
+      row.values.duration_bins.addAll(row.values.duration_bins);
+    }
+    const second = await read();
+    assert.equal(total(second), expected);
+    const bins = (rows: typeof first) => {
+      const all = new BinCounts();
+      for (const row of rows) all.addAll(row.values.duration_bins);
+      let n = 0;
+      all.forEach((_, count) => {
+        n += count;
+      });
+      return n;
+    };
+    assert.equal(bins(second), expected);
+  });
+
+  it('keeps nothing of a read inside a transaction, which sees its own uncommitted rollups', async () => {
+    const cache = new WindowCache(1024 * 1024);
+    const db = withWindowCache(database.db, cache);
+    await db.transaction((tx) =>
+      readWindows(tx, durations, tenant.organizationId, [{ key: 0, ...WINDOW, workflowUuid: wf }], {
+        groupBy: [],
+      }),
+    );
+    assert.equal(cache.use().entries, 0);
+    await readWindows(db, durations, tenant.organizationId, [{ key: 0, ...WINDOW, workflowUuid: wf }], {
+      groupBy: [],
+    });
+    assert.ok(cache.use().entries > 0);
+  });
+});
+
+describe('the rollup answer cache', () => {
+  const rows = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({ dimensions: { status: 'SUCCESS' }, values: { n: i } }));
+
+  it('holds at most its bytes, letting the least recently used answers go first', () => {
+    const cache = new WindowCache(20_000);
+    for (let i = 0; i < 100; i++) cache.set(`piece ${i}`, 'v1', rows(5), 0);
+    assert.ok(cache.use().bytes <= 20_000);
+    assert.ok(cache.use().entries < 100);
+    assert.equal(cache.get('piece 0', 'v1'), undefined);
+    assert.deepEqual(cache.get('piece 99', 'v1'), rows(5));
+  });
+
+  it('answers nothing for a key read under another version', () => {
+    const cache = new WindowCache(20_000);
+    cache.set('piece', '3/2', rows(1), 0);
+    assert.equal(cache.get('piece', '4/2'), undefined);
+    assert.equal(cache.get('piece', '3/3'), undefined);
+    assert.deepEqual(cache.get('piece', '3/2'), rows(1));
+  });
+
+  it('keeps no answer larger than a sixteenth of its bytes, so one read cannot empty it', () => {
+    const cache = new WindowCache(20_000);
+    cache.set('small', 'v', rows(1), 0);
+    cache.set('large', 'v', rows(1), 5_000);
+    assert.equal(cache.get('large', 'v'), undefined);
+    assert.deepEqual(cache.get('small', 'v'), rows(1));
+  });
+});
