@@ -148,6 +148,39 @@ describe('rollup answers a server keeps while their days are unchanged', () => {
     assert.equal(bins(second), expected);
   });
 
+  it('reads only the versions of a window whose pieces are all kept, and each piece once however many windows share it', async () => {
+    const statements: string[] = [];
+    const counting = {
+      ...database.db,
+      query: <Row>(text: string, params?: readonly unknown[]) => {
+        statements.push(text);
+        return database.db.query<Row>(text, params);
+      },
+    };
+    const db = withWindowCache(counting as typeof database.db, new WindowCache(1024 * 1024));
+    // Whole hours: rollup rows only, no raw edge.
+    const hours = { from: DAY_START + 2 * HOUR, to: DAY_START + 21 * HOUR };
+    const read = (n: number) =>
+      readWindows(
+        db,
+        durations,
+        tenant.organizationId,
+        Array.from({ length: n }, (_, key) => ({ key, ...hours, workflowUuid: wf })),
+        { groupBy: [] },
+      );
+    const first = await read(1);
+    assert.equal(statements.length, 2, statements.join('\n---\n'));
+    assert.match(statements[0]!, /rollup_versions/);
+    statements.length = 0;
+    const again = await read(3);
+    assert.equal(statements.length, 1, statements.join('\n---\n'));
+    assert.match(statements[0]!, /rollup_versions/);
+    assert.deepEqual(
+      again.map((row) => row.values.finished_count),
+      [0, 1, 2].map(() => first[0]!.values.finished_count),
+    );
+  });
+
   it('keeps nothing of a read inside a transaction, which sees its own uncommitted rollups', async () => {
     const cache = new WindowCache(1024 * 1024);
     const db = withWindowCache(database.db, cache);

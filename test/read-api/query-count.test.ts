@@ -70,11 +70,14 @@ describe('SQL statements per page', () => {
     counter = countingDatabase(database.db);
     // Key use is written on a timer; keep it out of the counted window. Every request reads its
     // key (no credential cache), so that requests compare alike whichever comes first.
-    // No alert worker: its polls would be counted with the reads.
+    // No alert worker: its polls would be counted with the reads. No rollup answers kept, so
+    // that a request sends the same statements whichever came before it (what the cache adds and
+    // saves is counted in test/insight/rollup-cache.test.ts).
     server = await startServer(counter.db, {
       keyUsageFlushMs: 3_600_000,
       authCacheMs: 0,
       alerts: { worker: false },
+      limits: { rollupCacheMb: 0 },
     });
     tenant = await createTenant(database.db);
     const org = tenant.organizationId;
