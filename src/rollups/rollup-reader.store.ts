@@ -9,8 +9,7 @@ import {
   type MeasureValues,
   type Rollup,
 } from './rollup.js';
-import { readRollupVersions } from './rollup-versions.store.js';
-import { type KeptRow, type WindowCache, windowCacheOf } from './window-cache.js';
+import { type CachedReads, cachedReadsOf, type KeptRow } from './window-cache.js';
 import { coverWindow, RAW, SUBTRACTED, type TimeWindow, type WindowPiece } from './windows.js';
 
 /** A window to aggregate: one workflow's rows, or (null) every visible workflow of the organization. */
@@ -479,9 +478,9 @@ export async function readWindows<D extends string, MS extends Measures>(
     asked === undefined
       ? rollup
       : { ...rollup, measureNames: rollup.measureNames.filter((name) => asked.includes(name)) };
-  const cache = windowCacheOf(db);
-  if (cache !== undefined && new Set(windows.map((window) => window.key)).size === windows.length)
-    return readCached(db, cache, read, organizationId, windows, options, extremes);
+  const reads = cachedReadsOf(db);
+  if (reads !== undefined && new Set(windows.map((window) => window.key)).size === windows.length)
+    return readCached(db, reads, read, organizationId, windows, options, extremes);
   const rows: Record<string, unknown>[] = [];
   for (const perWorkflow of [true, false]) {
     const pieces = windows.flatMap((window) =>
@@ -515,7 +514,7 @@ export async function readWindows<D extends string, MS extends Measures>(
  */
 async function readCached<D extends string, MS extends Measures>(
   db: Queryable,
-  cache: WindowCache,
+  reads: CachedReads,
   read: Rollup<D, MS>,
   organizationId: string,
   windows: readonly RollupWindow[],
@@ -532,7 +531,7 @@ async function readCached<D extends string, MS extends Measures>(
   const versions =
     kept.length === 0
       ? undefined
-      : await readRollupVersions(
+      : await reads.versions(
           db,
           organizationId,
           Math.min(...kept.map(({ piece }) => piece.from)),
@@ -552,7 +551,7 @@ async function readCached<D extends string, MS extends Measures>(
     }
     const id = cacheKey(p);
     const version = versions.of(p.piece.from, p.piece.to);
-    const rows = cache.get(id, version);
+    const rows = reads.cache.get(id, version);
     if (rows === undefined) toRead.push({ ...p, id, version });
     else byPiece.set(p.key, rows);
   }
@@ -580,7 +579,7 @@ async function readCached<D extends string, MS extends Measures>(
   for (const p of toRead) {
     const pieceRows = readRows.get(p.key) ?? [];
     byPiece.set(p.key, pieceRows);
-    if (p.id !== undefined) cache.set(p.id, p.version!, pieceRows, extraBytes(read, pieceRows));
+    if (p.id !== undefined) reads.cache.set(p.id, p.version!, pieceRows, extraBytes(read, pieceRows));
   }
   return merge(read, options.groupBy, all, byPiece);
 }

@@ -10,6 +10,9 @@
  * database: kept answers are that database's, and never leave the process.
  */
 import type { Database, Queryable } from '../db/database.js';
+import { floorTo } from '../lib/buckets.js';
+import { DAY } from '../lib/time.js';
+import { type RollupVersions, readRollupVersions } from './rollup-versions.store.js';
 
 /** A kept piece's rows, in the shape the reader folds them into (rollup-reader.store.ts). */
 export interface KeptRow {
@@ -90,18 +93,51 @@ export class WindowCache {
   }
 }
 
+/**
+ * What the rollup reads of one request share: the server's cache, and the versions read so far
+ * (a request that reads several rollups over the same days, as `serviceLevels` and `anomalies`
+ * do, reads their versions once). Versions read earlier in the request stand for the request's
+ * later reads: a piece kept under them is as old as a read at that moment, and one read after is
+ * kept under them, so stale at the next check if a commit came between.
+ */
+export class CachedReads {
+  readonly #versions: Array<{
+    readonly organizationId: string;
+    readonly from: number;
+    readonly to: number | null;
+    readonly versions: Promise<RollupVersions>;
+  }> = [];
+
+  constructor(readonly cache: WindowCache) {}
+
+  /** The versions of the organization's days from `from`'s day to before `to` (null: no end). */
+  versions(db: Queryable, organizationId: string, from: number, to: number | null): Promise<RollupVersions> {
+    const day = floorTo(from, DAY);
+    const covering = this.#versions.find(
+      (read) =>
+        read.organizationId === organizationId &&
+        read.from <= day &&
+        (read.to === null || (to !== null && to <= read.to)),
+    );
+    if (covering !== undefined) return covering.versions;
+    const versions = readRollupVersions(db, organizationId, day, to);
+    this.#versions.push({ organizationId, from: day, to, versions });
+    return versions;
+  }
+}
+
 /** A database handle whose rollup reads may use a cache. */
-interface WithWindowCache {
-  readonly windowCache?: WindowCache;
+interface WithCachedReads {
+  readonly cachedReads?: CachedReads;
 }
 
 /**
- * `db` with `cache` for its rollup reads. Only a handle outside a transaction gets one: a
- * transaction sees its own uncommitted rollups, which a kept answer must never hold.
+ * `db` for one request, its rollup reads using `cache`. Only a handle outside a transaction gets
+ * one: a transaction sees its own uncommitted rollups, which a kept answer must never hold.
  */
 export function withWindowCache(db: Database, cache: WindowCache | undefined): Database {
   if (cache === undefined || cache.maxBytes === 0) return db;
-  const cached: Database & WithWindowCache = {
+  const cached: Database & WithCachedReads = {
     kind: db.kind,
     query: (text, params) => db.query(text, params),
     transaction: (fn) => db.transaction(fn),
@@ -109,13 +145,13 @@ export function withWindowCache(db: Database, cache: WindowCache | undefined): D
     ping: () => db.ping(),
     close: () => db.close(),
     ...(db.poolUse && { poolUse: db.poolUse }),
-    windowCache: cache,
+    cachedReads: new CachedReads(cache),
   };
   return cached;
 }
 
-/** The cache `db`'s rollup reads may use, if any (never inside a transaction). */
-export function windowCacheOf(db: Queryable): WindowCache | undefined {
+/** What `db`'s rollup reads may share, if anything (never inside a transaction). */
+export function cachedReadsOf(db: Queryable): CachedReads | undefined {
   if ((db as { inTransaction?: boolean }).inTransaction === true) return undefined;
-  return (db as WithWindowCache).windowCache;
+  return (db as WithCachedReads).cachedReads;
 }

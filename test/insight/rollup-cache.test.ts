@@ -13,7 +13,10 @@ import { DAY, HOUR, iso, MINUTE, SECOND } from './reference.js';
 /** Noon three days ago: a day no other test of this file writes to. */
 const DAY_START = Math.floor(Date.now() / DAY) * DAY - 3 * DAY;
 /** A window over that day with raw edges (seconds off the minute) and hours of rollup rows between. */
-const WINDOW = { from: DAY_START + 2 * HOUR + 17 * SECOND, to: DAY_START + 20 * HOUR + 3 * MINUTE + 30 * SECOND };
+const WINDOW = {
+  from: DAY_START + 2 * HOUR + 17 * SECOND,
+  to: DAY_START + 20 * HOUR + 3 * MINUTE + 30 * SECOND,
+};
 
 const QUERY = `query ($workflow: String, $from: Time, $to: Time) {
   durationStats(input: { workflowUUID: $workflow, from: $from, to: $to }) {
@@ -70,8 +73,7 @@ describe('rollup answers a server keeps while their days are unchanged', () => {
 
   const cacheReads = async () => {
     const all = samples((await scrape(cached.url)).text);
-    const value = (result: string) =>
-      find(all, 'wfapi_rollup_cache_reads_total', { result })[0]?.value ?? 0;
+    const value = (result: string) => find(all, 'wfapi_rollup_cache_reads_total', { result })[0]?.value ?? 0;
     return { hits: value('hit'), misses: value('miss') };
   };
 
@@ -127,8 +129,7 @@ describe('rollup answers a server keeps while their days are unchanged', () => {
         groupBy: [],
       });
     const first = await read();
-    const total = (rows: typeof first) =>
-      rows.reduce((sum, row) => sum + row.values.finished_count, 0);
+    const total = (rows: typeof first) => rows.reduce((sum, row) => sum + row.values.finished_count, 0);
     const expected = total(first);
     for (const row of first) {
       (row.values as { finished_count: number }).finished_count += 1000;
@@ -148,7 +149,7 @@ describe('rollup answers a server keeps while their days are unchanged', () => {
     assert.equal(bins(second), expected);
   });
 
-  it('reads only the versions of a window whose pieces are all kept, and each piece once however many windows share it', async () => {
+  it('reads only the versions of a window whose pieces are all kept, once per request, and each piece once however many windows share it', async () => {
     const statements: string[] = [];
     const counting = {
       ...database.db,
@@ -157,10 +158,12 @@ describe('rollup answers a server keeps while their days are unchanged', () => {
         return database.db.query<Row>(text, params);
       },
     };
-    const db = withWindowCache(counting as typeof database.db, new WindowCache(1024 * 1024));
+    const cache = new WindowCache(1024 * 1024);
+    // A request's handle: each request makes its own, over the server's one cache.
+    const request = () => withWindowCache(counting as typeof database.db, cache);
     // Whole hours: rollup rows only, no raw edge.
     const hours = { from: DAY_START + 2 * HOUR, to: DAY_START + 21 * HOUR };
-    const read = (n: number) =>
+    const read = (n: number, db = request()) =>
       readWindows(
         db,
         durations,
@@ -172,13 +175,19 @@ describe('rollup answers a server keeps while their days are unchanged', () => {
     assert.equal(statements.length, 2, statements.join('\n---\n'));
     assert.match(statements[0]!, /rollup_versions/);
     statements.length = 0;
-    const again = await read(3);
+    const db = request();
+    const again = await read(3, db);
     assert.equal(statements.length, 1, statements.join('\n---\n'));
     assert.match(statements[0]!, /rollup_versions/);
     assert.deepEqual(
       again.map((row) => row.values.finished_count),
       [0, 1, 2].map(() => first[0]!.values.finished_count),
     );
+    // The same request reading those days again (another rollup, as a verdict does) reads the
+    // versions it has.
+    statements.length = 0;
+    await read(2, db);
+    assert.deepEqual(statements, []);
   });
 
   it('keeps nothing of a read inside a transaction, which sees its own uncommitted rollups', async () => {
@@ -202,9 +211,10 @@ describe('the rollup answer cache', () => {
     Array.from({ length: n }, (_, i) => ({ dimensions: { status: 'SUCCESS' }, values: { n: i } }));
 
   it('holds at most its bytes, letting the least recently used answers go first', () => {
-    const cache = new WindowCache(20_000);
+    const cache = new WindowCache(40_000);
     for (let i = 0; i < 100; i++) cache.set(`piece ${i}`, 'v1', rows(5), 0);
-    assert.ok(cache.use().bytes <= 20_000);
+    assert.ok(cache.use().entries > 10);
+    assert.ok(cache.use().bytes <= 40_000);
     assert.ok(cache.use().entries < 100);
     assert.equal(cache.get('piece 0', 'v1'), undefined);
     assert.deepEqual(cache.get('piece 99', 'v1'), rows(5));

@@ -46,8 +46,8 @@ export type ObjectiveScope = Pick<
 class SegmentedWindows {
   readonly segments: RollupWindow[] = [];
   private readonly lengths = new Set<number>();
-  /** By length: the keys of the window's segments. */
-  private readonly parts = new Map<number, number[]>();
+  /** By length: the window's segments, keys `first` to before `end` (they are contiguous). */
+  private readonly parts = new Map<number, { first: number; end: number }>();
 
   constructor(
     private readonly now: number,
@@ -77,15 +77,45 @@ class SegmentedWindows {
     const sorted = [...edges].sort((a, b) => a - b);
     for (let i = 0; i + 1 < sorted.length; i++)
       this.segments.push({ key: i, from: sorted[i]!, to: sorted[i + 1]!, workflowUuid: null });
-    for (const [length, window] of windows)
-      this.parts.set(
-        length,
-        sorted.flatMap((edge, i) => (edge >= window.from && edge < window.to ? [i] : [])),
-      );
+    // A window's segments are those whose start lies in it: one run of keys, since edges are sorted.
+    for (const [length, window] of windows) {
+      const first = sorted.findIndex((edge) => edge >= window.from);
+      const end = sorted.findIndex((edge) => edge >= window.to);
+      this.parts.set(length, { first, end: Math.max(first, end) });
+    }
   }
 
-  partsOf(lengthMs: number): readonly number[] {
+  partsOf(lengthMs: number): { readonly first: number; readonly end: number } {
     return this.parts.get(lengthMs)!;
+  }
+}
+
+/**
+ * Each series' counts summed over runs of segments, from running sums made once per series
+ * (a scope, with a latency threshold): an objective's windows then cost two lookups each, where
+ * summing each window's segments cost the request tens of thousands of additions.
+ */
+class SegmentSums {
+  private readonly sums = new Map<string, { total: Float64Array; good: Float64Array }>();
+
+  constructor(
+    private readonly segments: number,
+    private readonly countsAt: (key: number, series: string) => Counts,
+  ) {}
+
+  /** The counts of `series` over the segments `first` to before `end`. */
+  of(series: string, first: number, end: number): Counts {
+    let sums = this.sums.get(series);
+    if (sums === undefined) {
+      sums = { total: new Float64Array(this.segments + 1), good: new Float64Array(this.segments + 1) };
+      for (let key = 0; key < this.segments; key++) {
+        const counts = this.countsAt(key, series);
+        sums.total[key + 1] = sums.total[key]! + counts.total;
+        sums.good[key + 1] = sums.good[key]! + counts.good;
+      }
+      this.sums.set(series, sums);
+    }
+    return { total: sums.total[end]! - sums.total[first]!, good: sums.good[end]! - sums.good[first]! };
   }
 }
 
@@ -180,40 +210,35 @@ export async function readObjectiveCounts(
       bins.set(row.key, scopes);
     }
   }
-  /** A segment's finished executions of a scope, and those in the bins below `below`. */
-  const latencyCounts = new Map<string, Counts>();
-  const latencyOf = (key: number, scope: string, below: number): Counts => {
-    const id = `${key}|${scope}|${below}`;
-    let found = latencyCounts.get(id);
-    if (found === undefined) {
-      const values = bins.get(key)?.get(scope);
+  const none: Counts = { total: 0, good: 0 };
+  const successSums = new SegmentSums(
+    success.segments.length,
+    (key, scope) => successBySegment.get(key)?.get(scope) ?? none,
+  );
+  /** A latency series is a scope and a threshold's bin: `<bin>|<scope>`. */
+  const latencySumsOf = (set: SegmentedWindows) =>
+    new SegmentSums(set.segments.length, (key, series) => {
+      const split = series.indexOf('|');
+      const below = Number(series.slice(0, split));
+      // The organization's own rows are kept under its scope (''), apart from the workflows'.
+      const values = bins.get(key)?.get(series.slice(split + 1));
       let good = 0;
       values?.duration_bins.forEach((bin, count) => {
         if (bin < below) good += count;
       });
-      found = { total: values?.finished_count ?? 0, good };
-      latencyCounts.set(id, found);
-    }
-    return found;
-  };
-  const none: Counts = { total: 0, good: 0 };
+      return { total: values?.finished_count ?? 0, good };
+    });
+  const latencySums = latencySumsOf(latency);
+  const organizationLatencySums = latencySumsOf(organizationLatency);
   return objectives.map((objective) => {
     const scope = objective.workflow_uuid ?? ORGANIZATION;
-    const latencyObjective = objective.indicator === 'LATENCY';
-    const below = latencyObjective ? binOf(objective.threshold_ms!) : 0;
-    const countsOf = (length: number): Counts => {
-      let total = 0;
-      let good = 0;
-      for (const key of setOf(objective).partsOf(length)) {
-        const part = latencyObjective
-          ? latencyOf(key, scope, below)
-          : (successBySegment.get(key)?.get(scope) ?? none);
-        total += part.total;
-        good += part.good;
-      }
-      return { total, good };
-    };
-    const [period, ...windows] = lengthsOf(objective).map(countsOf);
+    const set = setOf(objective);
+    const sums = set === success ? successSums : set === latency ? latencySums : organizationLatencySums;
+    const series = objective.indicator === 'LATENCY' ? `${binOf(objective.threshold_ms!)}|${scope}` : scope;
+    const [period, ...windows] = lengthsOf(objective).map((length) => {
+      const { first, end } = set.partsOf(length);
+      return sums.of(series, first, end);
+    });
     return { period: period!, windows };
   });
 }
