@@ -245,7 +245,6 @@ describe('read replicas (a real streaming replica of the test PostgreSQL)', repl
     await replica.stop();
     assert.deepEqual(await running, [{ standby: false }]);
     assert.equal(lost.length, 1);
-    await standby.close();
     // The load goes on past the replica's death: twenty more answers, all from the primary.
     const answeredAtDeath = answers.length;
     await until('twenty answers after the replica died', async () =>
@@ -268,6 +267,13 @@ describe('read replicas (a real streaming replica of the test PostgreSQL)', repl
     await replica.start();
     await replica.caughtUp();
     await inUse();
+    // The request that lost its replica goes on on the primary, never back to an older state;
+    // a new request reads from the replica again.
+    assert.deepEqual(await routed.query('select pg_is_in_recovery() as standby'), [{ standby: false }]);
+    const next = withFallback(standby, database.db, (error) => lost.push(error));
+    assert.deepEqual(await next.query('select pg_is_in_recovery() as standby'), [{ standby: true }]);
+    assert.equal(lost.length, 1);
+    await standby.close();
     const before = await replicaScans();
     for (let i = 0; i < 10; i++) assert.equal((await server.gql(tenant.key, LIST)).status, 200);
     await countedOnReplica(before + 10);

@@ -17,19 +17,26 @@ export function replicaWentAway(error: unknown): boolean {
 /**
  * `replica` for one request, each query of which that fails because the replica went away is
  * run again once on `primary` (reads only: retrying is safe), after `onLost` is told, so the
- * client sees an answer and not an error.
+ * client sees an answer and not an error. Once one has, the request's later queries go to the
+ * primary too: its reads never go back to the replica's older state (a rollup read checks what
+ * it keeps against versions read just before its rows, which must not be newer than the rows:
+ * src/rollups/window-cache.ts).
  */
 export function withFallback(
   replica: Database,
   primary: Database,
   onLost: (error: unknown) => void,
 ): Database {
+  let lost = false;
   const retry = <T>(attempt: (db: Database) => Promise<T>): Promise<T> =>
-    attempt(replica).catch((error: unknown) => {
-      if (!replicaWentAway(error)) throw error;
-      onLost(error);
-      return attempt(primary);
-    });
+    lost
+      ? attempt(primary)
+      : attempt(replica).catch((error: unknown) => {
+          if (!replicaWentAway(error)) throw error;
+          lost = true;
+          onLost(error);
+          return attempt(primary);
+        });
   return {
     kind: replica.kind,
     query: (text, params) => retry((db) => db.query(text, params)),
