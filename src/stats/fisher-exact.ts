@@ -1,5 +1,3 @@
-import { logFactorial } from './log-gamma.js';
-
 /**
  * A 2x2 table of counts:
  *
@@ -20,7 +18,11 @@ const RELATIVE_TOLERANCE = 1 + 1e-7;
 /**
  * Fisher's exact test, two-sided: the probability, with the margins fixed, of every table as
  * probable as the observed one or less (the hypergeometric point probabilities summed, as R's
- * `fisher.test` and SciPy's `fisher_exact` do). Costs O(min(row, column margin)) steps.
+ * `fisher.test` and SciPy's `fisher_exact` do). Each table's probability is taken relative to the
+ * most probable one, walking out from it by the ratio of neighbouring probabilities, and a walk
+ * stops where they fall below the smallest double: O(min(row, column margin)) steps at most, of
+ * a few multiplications each (a log-gamma per term made it a third of a deployment impact page's
+ * server time).
  */
 export function fisherExactTwoSided({ a, b, c, d }: TwoByTwo): number {
   for (const n of [a, b, c, d])
@@ -32,26 +34,20 @@ export function fisherExactTwoSided({ a, b, c, d }: TwoByTwo): number {
   const lo = Math.max(0, col1 - row2);
   const hi = Math.min(row1, col1);
   if (lo === hi) return 1;
-  // ln P(X = x) for X ~ Hypergeometric(n, col1, row1), less the constant part.
-  const constant =
-    logFactorial(row1) + logFactorial(row2) + logFactorial(col1) + logFactorial(n - col1) - logFactorial(n);
-  const logP = (x: number) =>
-    constant -
-    logFactorial(x) -
-    logFactorial(row1 - x) -
-    logFactorial(col1 - x) -
-    logFactorial(row2 - col1 + x);
-  const observed = logP(a);
-  let max = Number.NEGATIVE_INFINITY;
-  for (let x = lo; x <= hi; x++) max = Math.max(max, logP(x));
+  /** P(X = x + 1) / P(X = x) for X ~ Hypergeometric(n, col1, row1). */
+  const up = (x: number) => ((row1 - x) * (col1 - x)) / ((x + 1) * (row2 - col1 + x + 1));
+  // The mode of the hypergeometric distribution, where the relative probabilities are 1.
+  const mode = Math.min(hi, Math.max(lo, Math.floor(((row1 + 1) * (col1 + 1)) / (n + 2))));
+  const weights = new Float64Array(hi - lo + 1);
+  weights[mode - lo] = 1;
+  for (let x = mode; x < hi && weights[x - lo]! > 0; x++) weights[x + 1 - lo] = weights[x - lo]! * up(x);
+  for (let x = mode; x > lo && weights[x - lo]! > 0; x--) weights[x - 1 - lo] = weights[x - lo]! / up(x - 1);
+  const threshold = weights[a - lo]! * RELATIVE_TOLERANCE;
   let total = 0;
   let extreme = 0;
-  const threshold = observed + Math.log(RELATIVE_TOLERANCE);
-  for (let x = lo; x <= hi; x++) {
-    const l = logP(x);
-    const p = Math.exp(l - max);
-    total += p;
-    if (l <= threshold) extreme += p;
+  for (const weight of weights) {
+    total += weight;
+    if (weight <= threshold) extreme += weight;
   }
   return Math.min(1, extreme / total);
 }
