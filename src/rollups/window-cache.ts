@@ -76,11 +76,6 @@ export class WindowCache {
     }
   }
 
-  clear(): void {
-    this.#entries.clear();
-    this.#bytes = 0;
-  }
-
   use(): WindowCacheUse {
     return { hits: this.#hits, misses: this.#misses, bytes: this.#bytes, entries: this.#entries.size };
   }
