@@ -1,7 +1,7 @@
 import { floorTo } from '../lib/buckets.js';
 import { DAY } from '../lib/time.js';
 import { ALL_TIME, ALL_TIME_START, recentFinestKeptFrom } from './grains.js';
-import type { Contributions, MeasureKind, Measures, Rollup } from './rollup.js';
+import { type Contributions, extreme, type MeasureKind, type Measures, type Rollup } from './rollup.js';
 
 /** One row of a rollup table, named by its key. */
 export interface RollupKey<D extends string> {
@@ -161,9 +161,4 @@ export class RollupDeltas<D extends string, MS extends Measures> {
       } else if (value !== null) into.values[name] = extreme(kind, current as number | null, value as number);
     }
   }
-}
-
-function extreme(kind: MeasureKind, current: number | null, candidate: number): number {
-  if (current === null) return candidate;
-  return kind === 'min' ? Math.min(current, candidate) : Math.max(current, candidate);
 }

@@ -4,7 +4,9 @@ import { BinCounts } from './bin-counts.js';
 import {
   type AnyRollup,
   EVERY_WORKFLOW,
+  extreme,
   isVisibleWorkflow,
+  type MeasureKind,
   type Measures,
   type MeasureValues,
   type Rollup,
@@ -343,17 +345,7 @@ function fold<D extends string, MS extends Measures>(
     lo: `${name}_lo`,
   }));
   const newGroup = (row: Record<string, unknown>): Group => {
-    const values: Record<string, unknown> = {};
-    for (const { name, kind } of measures) {
-      values[name] =
-        kind === 'histogram'
-          ? new BinCounts()
-          : kind === 'min' || kind === 'max'
-            ? null
-            : kind === 'decimal'
-              ? '0'
-              : 0;
-    }
+    const values = emptyValues(measures);
     const dimensions: Record<string, string> = {};
     for (const name of groupBy) dimensions[name] = row[name] as string;
     const group = { key: row.window_key as number, dimensions, values };
@@ -390,15 +382,10 @@ function fold<D extends string, MS extends Measures>(
           break;
         }
         case 'min':
-        case 'max': {
-          if (value === null || value === undefined) break;
-          const current = group.values[name] as number | null;
-          const candidate = Number(value);
-          const better =
-            kind === 'min' ? candidate < (current ?? Infinity) : candidate > (current ?? -Infinity);
-          if (better) group.values[name] = candidate;
+        case 'max':
+          if (value !== null && value !== undefined)
+            group.values[name] = extreme(kind, group.values[name] as number | null, Number(value));
           break;
-        }
         case 'histogram': {
           const first = row[lo] as number | null;
           if (first !== null && value !== null && value !== undefined) {
@@ -410,6 +397,23 @@ function fold<D extends string, MS extends Measures>(
     }
   }
   return answer as unknown as WindowRow<D, MS>[];
+}
+
+/** A group's values before any row: nothing counted, no extreme, an empty histogram. */
+function emptyValues(
+  measures: ReadonlyArray<{ readonly name: string; readonly kind: MeasureKind | undefined }>,
+) {
+  const values: Record<string, unknown> = {};
+  for (const { name, kind } of measures)
+    values[name] =
+      kind === 'histogram'
+        ? new BinCounts()
+        : kind === 'min' || kind === 'max'
+          ? null
+          : kind === 'decimal'
+            ? '0'
+            : 0;
+  return values;
 }
 
 interface Group {
@@ -425,36 +429,48 @@ interface KeyedPiece {
   readonly workflowUuid: string | null;
 }
 
-/** Runs the reading statement over `pieces` of one scope; the rows come keyed by `window_key`. */
+/**
+ * Runs the reading statement over `pieces`, one statement per scope (per-workflow pieces, then
+ * organization-wide ones); the rows come keyed by `window_key`, each piece's `key`.
+ */
 async function readPieces(
   db: Queryable,
   read: AnyRollup,
   organizationId: string,
-  scope: Scope,
   pieces: readonly KeyedPiece[],
   options: ReadOptions<string>,
   extremes: boolean,
 ): Promise<Record<string, unknown>[]> {
-  if (pieces.length === 0) return [];
   const filters = [
     ...read.dimensionNames.map((name) => options.where?.[name] ?? null),
     ...read.dimensionNames.map((name) => options.except?.[name] ?? null),
   ];
-  return db.query<Record<string, unknown>>(statement(read, scope, options.groupBy, extremes), [
-    organizationId,
-    pieces.map(({ key }) => key),
-    pieces.map(({ piece }) => piece.grain),
-    pieces.map(({ piece }) => new Date(piece.from)),
-    pieces.map(({ piece }) => (piece.to === null ? null : new Date(piece.to))),
-    pieces.map(({ workflowUuid }) => workflowUuid),
-    pieces.map(({ piece }) => (piece.bucket === undefined ? null : new Date(piece.bucket))),
-    pieces.map(({ piece }) => piece.bucketSeconds ?? null),
-    ...filters,
-  ]);
+  const rows: Record<string, unknown>[] = [];
+  for (const perWorkflow of [true, false]) {
+    const scoped = pieces.filter(({ workflowUuid }) => (workflowUuid !== null) === perWorkflow);
+    // Windows without pieces (to <= from) hold nothing.
+    if (scoped.length === 0) continue;
+    const scope: Scope = perWorkflow
+      ? 'workflow'
+      : options.organizationRows
+        ? 'organization-rows'
+        : 'organization';
+    rows.push(
+      ...(await db.query<Record<string, unknown>>(statement(read, scope, options.groupBy, extremes), [
+        organizationId,
+        scoped.map(({ key }) => key),
+        scoped.map(({ piece }) => piece.grain),
+        scoped.map(({ piece }) => new Date(piece.from)),
+        scoped.map(({ piece }) => (piece.to === null ? null : new Date(piece.to))),
+        scoped.map(({ workflowUuid }) => workflowUuid),
+        scoped.map(({ piece }) => (piece.bucket === undefined ? null : new Date(piece.bucket))),
+        scoped.map(({ piece }) => piece.bucketSeconds ?? null),
+        ...filters,
+      ])),
+    );
+  }
+  return rows;
 }
-
-const scopeOf = (perWorkflow: boolean, options: ReadOptions<string>): Scope =>
-  perWorkflow ? 'workflow' : options.organizationRows ? 'organization-rows' : 'organization';
 
 /**
  * Aggregates a rollup over many windows with at most two statements (per-workflow windows, and
@@ -481,30 +497,10 @@ export async function readWindows<D extends string, MS extends Measures>(
   const reads = cachedReadsOf(db);
   if (reads !== undefined && new Set(windows.map((window) => window.key)).size === windows.length)
     return readCached(db, reads, read, organizationId, windows, options, extremes);
-  const rows: Record<string, unknown>[] = [];
-  for (const perWorkflow of [true, false]) {
-    const pieces = windows.flatMap((window) =>
-      (window.workflowUuid !== null) !== perWorkflow
-        ? []
-        : coverWindow(read, window).map((piece) => ({
-            key: window.key,
-            piece,
-            workflowUuid: window.workflowUuid,
-          })),
-    );
-    rows.push(
-      ...(await readPieces(
-        db,
-        read,
-        organizationId,
-        scopeOf(perWorkflow, options),
-        pieces,
-        options,
-        extremes,
-      )),
-    );
-  }
-  return fold(read, options.groupBy, rows);
+  const pieces = windows.flatMap((window) =>
+    coverWindow(read, window).map((piece) => ({ key: window.key, piece, workflowUuid: window.workflowUuid })),
+  );
+  return fold(read, options.groupBy, await readPieces(db, read, organizationId, pieces, options, extremes));
 }
 
 /**
@@ -521,11 +517,10 @@ async function readCached<D extends string, MS extends Measures>(
   options: ReadOptions<D>,
   extremes: boolean,
 ): Promise<WindowRow<D, MS>[]> {
-  const all: Array<KeyedPiece & { readonly window: number; readonly scope: Scope }> = [];
+  const all: Array<KeyedPiece & { readonly window: number }> = [];
   for (const window of windows) {
-    const scope = scopeOf(window.workflowUuid !== null, options);
     for (const piece of coverWindow(read, window))
-      all.push({ key: all.length, piece, workflowUuid: window.workflowUuid, window: window.key, scope });
+      all.push({ key: all.length, piece, workflowUuid: window.workflowUuid, window: window.key });
   }
   const kept = all.filter(({ piece }) => piece.grain > 0);
   const versions =
@@ -539,9 +534,11 @@ async function readCached<D extends string, MS extends Measures>(
             ? null
             : Math.max(...kept.map(({ piece }) => piece.to!)),
         );
-  const statementId = `${read.table}|${options.groupBy.join(',')}|${extremes}|${read.measureNames.join(',')}|${JSON.stringify([options.where ?? null, options.except ?? null])}`;
+  // The piece's workflow (null: organization-wide, read from the organization's rows or not, as
+  // the statement says) names its scope.
+  const statementId = `${read.table}|${options.organizationRows === true}|${options.groupBy.join(',')}|${extremes}|${read.measureNames.join(',')}|${JSON.stringify([options.where ?? null, options.except ?? null])}`;
   const cacheKey = (p: (typeof all)[number]) =>
-    `${organizationId}|${p.scope}|${statementId}|${p.workflowUuid}|${p.piece.grain}|${p.piece.from}|${p.piece.to}`;
+    `${organizationId}|${statementId}|${p.workflowUuid}|${p.piece.grain}|${p.piece.from}|${p.piece.to}`;
   const byPiece = new Map<number, readonly KeptRow[]>();
   const toRead: Array<(typeof all)[number] & { readonly id?: string; readonly version?: string }> = [];
   for (const p of all) {
@@ -555,21 +552,7 @@ async function readCached<D extends string, MS extends Measures>(
     if (rows === undefined) toRead.push({ ...p, id, version });
     else byPiece.set(p.key, rows);
   }
-  const rows: Record<string, unknown>[] = [];
-  for (const perWorkflow of [true, false]) {
-    const scope = scopeOf(perWorkflow, options);
-    rows.push(
-      ...(await readPieces(
-        db,
-        read,
-        organizationId,
-        scope,
-        toRead.filter((p) => p.scope === scope),
-        options,
-        extremes,
-      )),
-    );
-  }
+  const rows = await readPieces(db, read, organizationId, toRead, options, extremes);
   const readRows = new Map<number, KeptRow[]>();
   for (const row of fold(read, options.groupBy, rows)) {
     const list = readRows.get(row.key) ?? [];
@@ -631,12 +614,11 @@ function merge<D extends string, MS extends Measures>(
       for (const name of groupBy) id += `\u0000${row.dimensions[name]}`;
       let group = groups.get(id);
       if (group === undefined) {
-        const values: Record<string, unknown> = {};
-        for (const { name, kind } of measures) {
-          values[name] =
-            kind === 'histogram' ? new BinCounts() : kind === 'count' ? 0 : kind === 'decimal' ? '0' : null;
-        }
-        group = { key: window, dimensions: row.dimensions as Record<string, string>, values };
+        group = {
+          key: window,
+          dimensions: row.dimensions as Record<string, string>,
+          values: emptyValues(measures),
+        };
         groups.set(id, group);
         answer.push(group);
       }
@@ -655,16 +637,8 @@ function merge<D extends string, MS extends Measures>(
           }
           case 'min':
           case 'max':
-            if (value !== null && value !== undefined) {
-              const current = values[name] as number | null;
-              const candidate = value as number;
-              values[name] =
-                current === null
-                  ? candidate
-                  : kind === 'min'
-                    ? Math.min(current, candidate)
-                    : Math.max(current, candidate);
-            }
+            if (value !== null && value !== undefined)
+              values[name] = extreme(kind, values[name] as number | null, value as number);
             break;
           case 'histogram':
             (values[name] as BinCounts).addAll(value as BinCounts);

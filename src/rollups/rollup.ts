@@ -23,6 +23,12 @@ export type DimensionType = 'uuid' | 'text';
  */
 export type MeasureKind = 'count' | 'decimal' | 'min' | 'max' | 'histogram';
 
+/** The extreme a `min` or `max` measure keeps of `current` (null: none yet) and `candidate`. */
+export function extreme(kind: MeasureKind, current: number | null, candidate: number): number {
+  if (current === null) return candidate;
+  return kind === 'min' ? Math.min(current, candidate) : Math.max(current, candidate);
+}
+
 export const MEASURE_SQL_TYPE: Readonly<Record<MeasureKind, string>> = {
   count: 'int8',
   decimal: 'numeric',
