@@ -11,7 +11,7 @@ import {
   type MeasureValues,
   type Rollup,
 } from './rollup.js';
-import { type CachedReads, cachedReadsOf, type KeptRow } from './window-cache.js';
+import { type CachedReads, cachedReadsOf, KeptKind } from './window-cache.js';
 import { coverWindow, RAW, SUBTRACTED, type TimeWindow, type WindowPiece } from './windows.js';
 
 /** A window to aggregate: one workflow's rows, or (null) every visible workflow of the organization. */
@@ -57,6 +57,15 @@ export interface WindowRow<D extends string, MS extends Measures> {
 }
 
 type Scope = 'workflow' | 'organization' | 'organization-rows';
+
+/** A kept piece's rows, in the shape fold gives them. */
+interface KeptRow {
+  readonly dimensions: Readonly<Record<string, string>>;
+  readonly values: Readonly<Record<string, unknown>>;
+}
+
+/** The rows of a piece of rollup rows, kept while its days are unchanged (window-cache.ts). */
+const PIECE_ROWS = new KeptKind<readonly KeptRow[]>('rollup piece');
 
 const hasHistogram = (rollup: AnyRollup) =>
   rollup.measureNames.some((name) => rollup.measures[name] === 'histogram');
@@ -548,7 +557,7 @@ async function readCached<D extends string, MS extends Measures>(
     }
     const id = cacheKey(p);
     const version = versions.of(p.piece.from, p.piece.to);
-    const rows = reads.cache.get(id, version);
+    const rows = reads.cache.get(PIECE_ROWS, id, version);
     if (rows === undefined) toRead.push({ ...p, id, version });
     else byPiece.set(p.key, rows);
   }
@@ -562,18 +571,22 @@ async function readCached<D extends string, MS extends Measures>(
   for (const p of toRead) {
     const pieceRows = readRows.get(p.key) ?? [];
     byPiece.set(p.key, pieceRows);
-    if (p.id !== undefined) reads.cache.set(p.id, p.version!, pieceRows, extraBytes(read, pieceRows));
+    if (p.id !== undefined) reads.cache.set(PIECE_ROWS, p.id, p.version!, pieceRows, keptBytes(read, pieceRows));
   }
   return merge(read, options.groupBy, all, byPiece);
 }
 
 /**
- * What a piece's rows hold beyond their fixed size: their histograms, each an object and its run
- * of bins (8 bytes a bin, about 160 for the rest: measured as ROW_BYTES in window-cache.ts).
+ * A row of counts with two dimensions takes about 220 bytes of heap; a histogram adds an object
+ * and its run of bins, 8 bytes a bin and about 160 for the rest (measured with rows like fold's,
+ * 2026-12-06).
  */
-function extraBytes(rollup: AnyRollup, rows: readonly KeptRow[]): number {
-  if (!hasHistogram(rollup)) return 0;
-  let bytes = 0;
+const ROW_BYTES = 220;
+
+/** What a piece's rows take, estimated. */
+function keptBytes(rollup: AnyRollup, rows: readonly KeptRow[]): number {
+  let bytes = rows.length * ROW_BYTES;
+  if (!hasHistogram(rollup)) return bytes;
   for (const row of rows)
     for (const name of rollup.measureNames)
       if (rollup.measures[name] === 'histogram') bytes += 160 + 8 * (row.values[name] as BinCounts).span;

@@ -13,16 +13,21 @@ import type { Database, Queryable } from '../db/database.js';
 import { floorTo } from '../lib/buckets.js';
 import { DAY } from '../lib/time.js';
 import { type RollupVersions, readRollupVersions } from './rollup-versions.store.js';
+import { coverWindow } from './windows.js';
 
-/** A kept piece's rows, in the shape the reader folds them into (rollup-reader.store.ts). */
-export interface KeptRow {
-  readonly dimensions: Readonly<Record<string, string>>;
-  readonly values: Readonly<Record<string, unknown>>;
+/**
+ * A kind of kept answer: the name its keys are kept under, apart from other kinds', and the type of
+ * its values (the rows of a rollup piece, the figures an anomaly detection derives from a bucket).
+ */
+export class KeptKind<T> {
+  /** Never set: carries the values' type. */
+  declare readonly values: T;
+  constructor(readonly name: string) {}
 }
 
 interface Entry {
   readonly version: string;
-  readonly rows: readonly KeptRow[];
+  readonly value: unknown;
   readonly bytes: number;
 }
 
@@ -33,12 +38,8 @@ export interface WindowCacheUse {
   readonly entries: number;
 }
 
-/**
- * A kept entry's size: its overhead, its key, and each row (a row of counts with two dimensions
- * takes about 220 bytes of heap; measured with rows like the reader's, 2026-12-06).
- */
+/** A kept entry's own size, besides its key and its value. */
 const ENTRY_BYTES = 300;
-const ROW_BYTES = 220;
 
 export class WindowCache {
   readonly #entries = new Map<string, Entry>();
@@ -46,29 +47,34 @@ export class WindowCache {
   #hits = 0;
   #misses = 0;
 
-  /** @param maxBytes what the kept rows may take, estimated; 0 keeps nothing. */
+  /** @param maxBytes what the kept values may take, estimated; 0 keeps nothing. */
   constructor(readonly maxBytes: number) {}
 
-  /** The rows kept for `key` when they were read under `version`; undefined otherwise. */
-  get(key: string, version: string): readonly KeptRow[] | undefined {
-    const entry = this.#entries.get(key);
+  /** The value of `kind` kept for `key` when it was read under `version`; undefined otherwise. */
+  get<T>(kind: KeptKind<T>, key: string, version: string): T | undefined {
+    const id = `${kind.name}\u0000${key}`;
+    const entry = this.#entries.get(id);
     if (entry === undefined || entry.version !== version) {
       this.#misses++;
       return undefined;
     }
     this.#hits++;
     // Most recently used last.
-    this.#entries.delete(key);
-    this.#entries.set(key, entry);
-    return entry.rows;
+    this.#entries.delete(id);
+    this.#entries.set(id, entry);
+    return entry.value as T;
   }
 
-  /** Keeps `rows`, read under `version`, for `key`; `extraBytes` is what their values hold beyond a row. */
-  set(key: string, version: string, rows: readonly KeptRow[], extraBytes: number): void {
-    const bytes = ENTRY_BYTES + key.length * 2 + rows.length * ROW_BYTES + extraBytes;
-    this.#remove(key);
+  /**
+   * Keeps `value` of `kind`, read under `version`, for `key`; `valueBytes` is its estimated heap
+   * size. The caller hands over `value`: nothing may change it afterwards.
+   */
+  set<T>(kind: KeptKind<T>, key: string, version: string, value: T, valueBytes: number): void {
+    const id = `${kind.name}\u0000${key}`;
+    const bytes = ENTRY_BYTES + id.length * 2 + valueBytes;
+    this.#remove(id);
     if (bytes > this.maxBytes / 16) return;
-    this.#entries.set(key, { version, rows, bytes });
+    this.#entries.set(id, { version, value, bytes });
     this.#bytes += bytes;
     for (const oldest of this.#entries.keys()) {
       if (this.#bytes <= this.maxBytes) break;
@@ -149,4 +155,71 @@ export function withWindowCache(db: Database, cache: WindowCache | undefined): D
 export function cachedReadsOf(db: Queryable): CachedReads | undefined {
   if ((db as { inTransaction?: boolean }).inTransaction === true) return undefined;
   return (db as WithCachedReads).cachedReads;
+}
+
+/** A window whose derived value may be kept: `key` names it in the answer. */
+export interface KeptWindow {
+  readonly key: number;
+  readonly from: number;
+  readonly to: number;
+}
+
+/**
+ * Values derived from rollup windows (what a caller computes from a window's rows: an anomaly
+ * bucket's observed values), each kept per window while the days it touches are unchanged, under
+ * the same check as kept pieces. `derive` computes the values of the windows not kept, one for
+ * each; without a cache (a transaction, or none configured), of every window. Only windows that
+ * rollup rows answer whole in each of `rollups` (no raw edge) are kept, as only such pieces are.
+ * `id` names what besides the window the values depend on (scope, filters, what was asked).
+ */
+export async function keptPerWindow<T>(
+  db: Queryable,
+  kind: KeptKind<T>,
+  organizationId: string,
+  windows: readonly KeptWindow[],
+  options: {
+    readonly rollups: ReadonlyArray<Parameters<typeof coverWindow>[0]>;
+    readonly id: string;
+    /** A value's estimated heap size. */
+    readonly bytes: (value: T) => number;
+    readonly derive: (windows: readonly KeptWindow[]) => Promise<ReadonlyMap<number, T>>;
+  },
+): Promise<Map<number, T>> {
+  const reads = cachedReadsOf(db);
+  const keepable =
+    reads === undefined
+      ? []
+      : windows.filter((window) =>
+          options.rollups.every((rollup) => coverWindow(rollup, window).every((piece) => piece.grain > 0)),
+        );
+  if (reads === undefined || keepable.length === 0) return new Map(await options.derive(windows));
+  const versions = await reads.versions(
+    db,
+    organizationId,
+    Math.min(...keepable.map((window) => window.from)),
+    Math.max(...keepable.map((window) => window.to)),
+  );
+  const kept = new Map<KeptWindow, { readonly id: string; readonly version: string }>();
+  for (const window of keepable)
+    kept.set(window, {
+      id: `${organizationId}|${options.id}|${window.from}|${window.to}`,
+      version: versions.of(window.from, window.to),
+    });
+  const answer = new Map<number, T>();
+  const missing: KeptWindow[] = [];
+  for (const window of windows) {
+    const tag = kept.get(window);
+    const value = tag === undefined ? undefined : reads.cache.get(kind, tag.id, tag.version);
+    if (value === undefined) missing.push(window);
+    else answer.set(window.key, value);
+  }
+  if (missing.length === 0) return answer;
+  const derived = await options.derive(missing);
+  for (const window of missing) {
+    const value = derived.get(window.key)!;
+    answer.set(window.key, value);
+    const tag = kept.get(window);
+    if (tag !== undefined) reads.cache.set(kind, tag.id, tag.version, value, options.bytes(value));
+  }
+  return answer;
 }

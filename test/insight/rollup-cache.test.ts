@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { detectAnomalies } from '../../src/modules/anomalies/anomalies.service.js';
+import { baselineStarts } from '../../src/modules/anomalies/anomaly-detection.js';
 import { BinCounts } from '../../src/rollups/bin-counts.js';
 import { durations, EXECUTION_LEVEL } from '../../src/rollups/durations.rollup.js';
 import { readWindows } from '../../src/rollups/rollup-reader.store.js';
-import { WindowCache, withWindowCache } from '../../src/rollups/window-cache.js';
+import { KeptKind, keptPerWindow, WindowCache, withWindowCache } from '../../src/rollups/window-cache.js';
 import { openTestDatabase, type TestDatabase } from '../harness/database.js';
 import { createTenant, execution, ingest, type Tenant, workflow } from '../harness/fixtures.js';
 import { startServer, type TestServer } from '../harness/server.js';
@@ -25,7 +27,19 @@ const QUERY = `query ($workflow: String, $from: Time, $to: Time) {
   workflowActivity(input: { workflowUUID: $workflow, from: $from, to: $to }) {
     data { from to successCount failureCount }
   }
+  anomalies(input: { workflowUUID: $workflow, from: $from, to: $to }) {
+    data { metric workflowUUID from observed expected score }
+    series { metric workflowUUID points { from observed expected lower upper anomalous } }
+  }
 }`;
+
+/** The executions the anomalies' series of the scope observed over the window. */
+const observedExecutions = (data: {
+  anomalies: { series: Array<{ metric: string; points: Array<{ observed: number | null }> }> };
+}) =>
+  data.anomalies.series
+    .find((series) => series.metric === 'EXECUTIONS')!
+    .points.reduce((sum, point) => sum + (point.observed ?? 0), 0);
 
 describe('rollup answers a server keeps while their days are unchanged', () => {
   let database: TestDatabase;
@@ -88,6 +102,7 @@ describe('rollup answers a server keeps while their days are unchanged', () => {
       assert.deepEqual(second, first);
       assert.deepEqual(second, await ask(uncached, scope));
       assert.equal(second.durationStats.data.count, 40);
+      assert.equal(observedExecutions(second), 40);
     }
   });
 
@@ -97,6 +112,7 @@ describe('rollup answers a server keeps while their days are unchanged', () => {
     await ingest(database.db, runs(tenant.organizationId, wf, DAY_START + 10 * HOUR, 3));
     const after = await ask(cached, 'organization');
     assert.equal(after.durationStats.data.count, before.durationStats.data.count + 3);
+    assert.equal(observedExecutions(after), observedExecutions(before) + 3);
     assert.deepEqual(after, await ask(uncached, 'organization'));
   });
 
@@ -118,6 +134,7 @@ describe('rollup answers a server keeps while their days are unchanged', () => {
     await ingest(database.db, [late]);
     const after = await ask(cached, 'organization');
     assert.equal(after.durationStats.data.count, before.durationStats.data.count + 4);
+    assert.equal(observedExecutions(after), observedExecutions(before) + 4);
     assert.deepEqual(after, await ask(uncached, 'organization'));
   });
 
@@ -190,6 +207,89 @@ describe('rollup answers a server keeps while their days are unchanged', () => {
     assert.deepEqual(statements, []);
   });
 
+  it("derives an anomaly bucket's values once: a repeated detection reads only the versions and the first executions", async () => {
+    const statements: string[] = [];
+    const counting = {
+      ...database.db,
+      query: <Row>(text: string, params?: readonly unknown[]) => {
+        statements.push(text);
+        return database.db.query<Row>(text, params);
+      },
+    };
+    const cache = new WindowCache(1024 * 1024);
+    const buckets = Array.from({ length: 24 }, (_, i) => ({
+      from: DAY_START + i * HOUR,
+      to: DAY_START + (i + 1) * HOUR,
+    }));
+    const detect = () =>
+      detectAnomalies(withWindowCache(counting as typeof database.db, cache), tenant.organizationId, {
+        buckets,
+        width: HOUR,
+        workflowUuid: null,
+        perWorkflow: true,
+        metrics: ['EXECUTIONS', 'FAILURE_RATE', 'DURATION_P95'],
+        sensitivity: 3,
+        now: Date.now(),
+      });
+    const first = await detect();
+    assert.ok(statements.some((text) => /execution_rollups/.test(text)));
+    statements.length = 0;
+    const hits = cache.use().hits;
+    const second = await detect();
+    // One kept value per bucket read (judged or in a baseline), none of the rows behind them.
+    const starts = new Set(buckets.flatMap((b) => [b.from, ...baselineStarts(b.from, HOUR)]));
+    assert.equal(cache.use().hits - hits, starts.size);
+    assert.equal(statements.length, 2, statements.join('\n---\n'));
+    assert.ok(statements.some((text) => /rollup_versions/.test(text)));
+    assert.ok(!statements.some((text) => /_rollups/.test(text)), statements.join('\n---\n'));
+    assert.deepEqual(second, first);
+    assert.deepEqual(
+      second,
+      await detectAnomalies(database.db, tenant.organizationId, {
+        buckets,
+        width: HOUR,
+        workflowUuid: null,
+        perWorkflow: true,
+        metrics: ['EXECUTIONS', 'FAILURE_RATE', 'DURATION_P95'],
+        sensitivity: 3,
+        now: Date.now(),
+      }),
+    );
+    const executions = second.find(
+      (series) => series.metric === 'EXECUTIONS' && series.workflowUuid === null,
+    )!;
+    assert.ok(executions.points.some((point) => (point.observed ?? 0) > 0));
+  });
+
+  it('derives again every time the values of a window with a raw edge, which it does not keep', async () => {
+    const cache = new WindowCache(1024 * 1024);
+    const KIND = new KeptKind<number>('test derived');
+    const derived: number[][] = [];
+    const windows = [
+      { key: 0, from: DAY_START + 2 * HOUR, to: DAY_START + 3 * HOUR },
+      { key: 1, from: DAY_START + 2 * HOUR + 17 * SECOND, to: DAY_START + 3 * HOUR },
+    ];
+    const read = () =>
+      keptPerWindow(withWindowCache(database.db, cache), KIND, tenant.organizationId, windows, {
+        rollups: [durations],
+        id: 'test',
+        bytes: () => 8,
+        derive: async (missing) => {
+          derived.push(missing.map((window) => window.key));
+          return new Map(missing.map((window) => [window.key, window.key * 10]));
+        },
+      });
+    assert.deepEqual([...(await read())].sort(), [
+      [0, 0],
+      [1, 10],
+    ]);
+    assert.deepEqual([...(await read())].sort(), [
+      [0, 0],
+      [1, 10],
+    ]);
+    assert.deepEqual(derived, [[0, 1], [1]]);
+  });
+
   it('keeps nothing of a read inside a transaction, which sees its own uncommitted rollups', async () => {
     const cache = new WindowCache(1024 * 1024);
     const db = withWindowCache(database.db, cache);
@@ -207,32 +307,42 @@ describe('rollup answers a server keeps while their days are unchanged', () => {
 });
 
 describe('the rollup answer cache', () => {
-  const rows = (n: number) =>
-    Array.from({ length: n }, (_, i) => ({ dimensions: { status: 'SUCCESS' }, values: { n: i } }));
+  const ROWS = new KeptKind<Array<{ n: number }>>('test rows');
+  const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ n: i }));
 
   it('holds at most its bytes, letting the least recently used answers go first', () => {
     const cache = new WindowCache(40_000);
-    for (let i = 0; i < 100; i++) cache.set(`piece ${i}`, 'v1', rows(5), 0);
+    for (let i = 0; i < 100; i++) cache.set(ROWS, `piece ${i}`, 'v1', rows(5), 1_100);
     assert.ok(cache.use().entries > 10);
     assert.ok(cache.use().bytes <= 40_000);
     assert.ok(cache.use().entries < 100);
-    assert.equal(cache.get('piece 0', 'v1'), undefined);
-    assert.deepEqual(cache.get('piece 99', 'v1'), rows(5));
+    assert.equal(cache.get(ROWS, 'piece 0', 'v1'), undefined);
+    assert.deepEqual(cache.get(ROWS, 'piece 99', 'v1'), rows(5));
   });
 
   it('answers nothing for a key read under another version', () => {
     const cache = new WindowCache(20_000);
-    cache.set('piece', '3/2', rows(1), 0);
-    assert.equal(cache.get('piece', '4/2'), undefined);
-    assert.equal(cache.get('piece', '3/3'), undefined);
-    assert.deepEqual(cache.get('piece', '3/2'), rows(1));
+    cache.set(ROWS, 'piece', '3/2', rows(1), 220);
+    assert.equal(cache.get(ROWS, 'piece', '4/2'), undefined);
+    assert.equal(cache.get(ROWS, 'piece', '3/3'), undefined);
+    assert.deepEqual(cache.get(ROWS, 'piece', '3/2'), rows(1));
+  });
+
+  it('keeps the values of each kind apart under the same key', () => {
+    const cache = new WindowCache(20_000);
+    const OTHER = new KeptKind<string>('test other');
+    cache.set(ROWS, 'piece', 'v', rows(1), 220);
+    assert.equal(cache.get(OTHER, 'piece', 'v'), undefined);
+    cache.set(OTHER, 'piece', 'v', 'derived', 20);
+    assert.equal(cache.get(OTHER, 'piece', 'v'), 'derived');
+    assert.deepEqual(cache.get(ROWS, 'piece', 'v'), rows(1));
   });
 
   it('keeps no answer larger than a sixteenth of its bytes, so one read cannot empty it', () => {
     const cache = new WindowCache(20_000);
-    cache.set('small', 'v', rows(1), 0);
-    cache.set('large', 'v', rows(1), 5_000);
-    assert.equal(cache.get('large', 'v'), undefined);
-    assert.deepEqual(cache.get('small', 'v'), rows(1));
+    cache.set(ROWS, 'small', 'v', rows(1), 220);
+    cache.set(ROWS, 'large', 'v', rows(1), 5_220);
+    assert.equal(cache.get(ROWS, 'large', 'v'), undefined);
+    assert.deepEqual(cache.get(ROWS, 'small', 'v'), rows(1));
   });
 });

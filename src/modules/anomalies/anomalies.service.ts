@@ -7,7 +7,14 @@ import type { Queryable } from '../../db/database.js';
 import type { Bucket } from '../../lib/buckets.js';
 import { BinCounts } from '../../rollups/bin-counts.js';
 import type { AnomalyMetric } from '../../schema/schema-types.generated.js';
-import { type BucketFigures, bucketFigures, firstExecutionStarts, WHOLE_SCOPE } from './anomalies.store.js';
+import { KeptKind, keptPerWindow } from '../../rollups/window-cache.js';
+import {
+  type BucketFigures,
+  bucketFigures,
+  bucketRollups,
+  firstExecutionStarts,
+  WHOLE_SCOPE,
+} from './anomalies.store.js';
 import {
   baselineStarts,
   observedValue,
@@ -36,6 +43,22 @@ export interface DetectQuery {
   readonly now: number;
 }
 
+/** A bucket's observed value of each metric read (anomaly-detection.ts, observedValue). */
+type ObservedValues = Readonly<Partial<Record<AnomalyMetric, number | null>>>;
+
+/** Per scope: '' (WHOLE_SCOPE) the scope as a whole, else a workflow's uuid. */
+type BucketValues = ReadonlyMap<string, ObservedValues>;
+
+/**
+ * Each bucket's observed values, kept while the bucket's days are unchanged (window-cache.ts): a
+ * bucket is the baseline of up to twelve others and of every later request over the same hours,
+ * so its rows are read, summed and reduced to values (a p95 walks the bins) once.
+ */
+const BUCKET_VALUES = new KeptKind<BucketValues>('anomaly bucket values');
+
+/** The map and, per scope, its entry, key and values (estimated). */
+const bucketValuesBytes = (values: BucketValues) => 100 + 200 * values.size;
+
 /** The figures of a bucket nothing started in. */
 const EMPTY: BucketFigures = {
   total: 0,
@@ -46,6 +69,9 @@ const EMPTY: BucketFigures = {
   minMs: null,
   maxMs: null,
 };
+
+const observedValues = (figures: BucketFigures, metrics: readonly AnomalyMetric[]): ObservedValues =>
+  Object.fromEntries(metrics.map((metric) => [metric, observedValue(metric, figures)]));
 
 /**
  * The series of each metric for the scope (and, with `perWorkflow`, for each workflow that has
@@ -62,44 +88,58 @@ export async function detectAnomalies(
   );
   const keyOf = new Map(starts.map((start, key) => [start, key]));
   const perWorkflow = query.workflowUuid === null && query.perWorkflow;
-  const [figures, firsts] = await Promise.all([
-    bucketFigures(db, organizationId, {
-      starts,
-      width,
-      workflowUuid: query.workflowUuid,
-      perWorkflow,
-      withDurations: query.metrics.includes('DURATION_P95'),
-    }),
+  const withDurations = query.metrics.includes('DURATION_P95');
+  // Every metric the figures read give: the values kept serve any request that reads as much.
+  const read: readonly AnomalyMetric[] = withDurations
+    ? ['EXECUTIONS', 'FAILURE_RATE', 'DURATION_P95']
+    : ['EXECUTIONS', 'FAILURE_RATE'];
+  const [values, firsts] = await Promise.all([
+    keptPerWindow(
+      db,
+      BUCKET_VALUES,
+      organizationId,
+      starts.map((from, key) => ({ key, from, to: from + width })),
+      {
+        rollups: bucketRollups(withDurations),
+        id: `${query.workflowUuid}|${perWorkflow}|${withDurations}`,
+        bytes: bucketValuesBytes,
+        derive: async (missing) => {
+          const figures = await bucketFigures(db, organizationId, {
+            buckets: missing,
+            workflowUuid: query.workflowUuid,
+            perWorkflow,
+            withDurations,
+          });
+          const derived = new Map<number, BucketValues>();
+          for (const [key, byScope] of figures) {
+            const scopes = new Map<string, ObservedValues>();
+            for (const [scope, of] of byScope) scopes.set(scope, observedValues(of, read));
+            derived.set(key, scopes);
+          }
+          return derived;
+        },
+      },
+    ),
     firstExecutionStarts(db, organizationId, query.workflowUuid),
   ]);
+  const nothing = observedValues(EMPTY, read);
+  const firstOfAll = firsts.size === 0 ? undefined : Math.min(...firsts.values());
   const scopeOf = (scope: string): ScopeFigures => {
-    // Each value once per metric and bucket (a p95 walks the bucket's bins), by the bucket's key.
-    const values = new Map<AnomalyMetric, Array<number | null | undefined>>(
-      query.metrics.map((metric) => [metric, new Array(starts.length)]),
-    );
+    // The scope's values by metric and bucket key: a value is looked up about 13 times per point.
+    const columns = new Map(read.map((metric) => [metric, new Array<number | null>(starts.length)]));
+    for (let key = 0; key < starts.length; key++) {
+      const of = values.get(key)?.get(scope) ?? nothing;
+      for (const [metric, column] of columns) column[key] = of[metric] ?? null;
+    }
     return {
-      valueAt: (metric, start) => {
-        const key = keyOf.get(start)!;
-        const known = values.get(metric)!;
-        let value = known[key];
-        if (value === undefined) {
-          value = observedValue(metric, figures.get(key)?.get(scope) ?? EMPTY);
-          known[key] = value;
-        }
-        return value;
-      },
-      firstExecution:
-        scope === WHOLE_SCOPE
-          ? firsts.size === 0
-            ? undefined
-            : Math.min(...firsts.values())
-          : firsts.get(scope),
+      valueAt: (metric, start) => columns.get(metric)![keyOf.get(start)!]!,
+      firstExecution: scope === WHOLE_SCOPE ? firstOfAll : firsts.get(scope),
     };
   };
   const scopes: Array<[string, string | null]> = [[WHOLE_SCOPE, query.workflowUuid]];
   if (perWorkflow) {
     const workflows = new Set<string>();
-    for (const byScope of figures.values()) for (const scope of byScope.keys()) workflows.add(scope);
+    for (const byScope of values.values()) for (const scope of byScope.keys()) workflows.add(scope);
     workflows.delete(WHOLE_SCOPE);
     for (const uuid of [...workflows].sort()) scopes.push([uuid, uuid]);
   }

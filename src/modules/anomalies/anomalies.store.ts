@@ -8,6 +8,7 @@ import { BinCounts } from '../../rollups/bin-counts.js';
 import { durations, EXECUTION_LEVEL } from '../../rollups/durations.rollup.js';
 import { executionCounts } from '../../rollups/execution-counts.rollup.js';
 import { type RollupWindow, readWindows } from '../../rollups/rollup-reader.store.js';
+import type { KeptWindow } from '../../rollups/window-cache.js';
 
 const FINISHED = ['SUCCESS', 'FAILURE'];
 
@@ -34,11 +35,15 @@ const emptyFigures = (): BucketFigures => ({
   maxMs: null,
 });
 
+/** The rollups bucketFigures reads: the durations' only `withDurations`. */
+export const bucketRollups = (withDurations: boolean) =>
+  withDurations ? [executionCounts, durations] : [executionCounts];
+
 /** The key of the figures of the scope as a whole: '' (a workflow's own figures are keyed by its uuid). */
 export const WHOLE_SCOPE = '';
 
 /**
- * Figures of each bucket [start, start + width) of the scope: one workflow's, or the organization's
+ * Figures of each bucket (a window, keyed) of the scope: one workflow's, or the organization's
  * visible workflows together. With `perWorkflow` (organization scope only), each workflow's as
  * well. Durations are read only when `withDurations`. Two statements at most.
  */
@@ -46,17 +51,16 @@ export async function bucketFigures(
   db: Queryable,
   organizationId: string,
   query: {
-    readonly starts: readonly number[];
-    readonly width: number;
+    readonly buckets: readonly KeptWindow[];
     readonly workflowUuid: string | null;
     readonly perWorkflow: boolean;
     readonly withDurations: boolean;
   },
 ): Promise<Map<number, Map<string, BucketFigures>>> {
-  const windows: RollupWindow[] = query.starts.map((start, key) => ({
+  const windows: RollupWindow[] = query.buckets.map(({ key, from, to }) => ({
     key,
-    from: start,
-    to: start + query.width,
+    from,
+    to,
     workflowUuid: query.workflowUuid,
   }));
   const perWorkflow = query.workflowUuid === null && query.perWorkflow;
@@ -76,7 +80,7 @@ export async function bucketFigures(
       : [],
   ]);
   const answer = new Map<number, Map<string, BucketFigures>>(
-    query.starts.map((_, key) => [key, new Map([[WHOLE_SCOPE, emptyFigures()]])]),
+    query.buckets.map(({ key }) => [key, new Map([[WHOLE_SCOPE, emptyFigures()]])]),
   );
   const figuresOf = (key: number, workflow: string | undefined) => {
     const byScope = answer.get(key)!;

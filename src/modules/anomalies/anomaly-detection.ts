@@ -82,11 +82,17 @@ export function baselineOf(
   width: number,
 ): number[] | null {
   const starts = baselineStarts(start, width);
-  const pick = (list: number[]) =>
-    list.map((s) => baselineValue(metric, scope, s, width)).filter((v): v is number => v !== null);
-  const weekly = pick(starts.slice(0, WEEKS_BACK));
+  const pick = (from: number, to: number) => {
+    const values: number[] = [];
+    for (let i = from; i < to; i++) {
+      const value = baselineValue(metric, scope, starts[i]!, width);
+      if (value !== null) values.push(value);
+    }
+    return values;
+  };
+  const weekly = pick(0, WEEKS_BACK);
   if (weekly.length >= MIN_BASELINE) return weekly;
-  const recent = pick(starts.slice(WEEKS_BACK));
+  const recent = pick(WEEKS_BACK, starts.length);
   return recent.length >= MIN_BASELINE ? recent : null;
 }
 
