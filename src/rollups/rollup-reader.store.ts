@@ -571,7 +571,8 @@ async function readCached<D extends string, MS extends Measures>(
   for (const p of toRead) {
     const pieceRows = readRows.get(p.key) ?? [];
     byPiece.set(p.key, pieceRows);
-    if (p.id !== undefined) reads.cache.set(PIECE_ROWS, p.id, p.version!, pieceRows, keptBytes(read, pieceRows));
+    if (p.id !== undefined)
+      reads.cache.set(PIECE_ROWS, p.id, p.version!, pieceRows, keptBytes(read, pieceRows));
   }
   return merge(read, options.groupBy, all, byPiece);
 }

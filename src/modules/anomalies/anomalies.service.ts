@@ -6,8 +6,8 @@
 import type { Queryable } from '../../db/database.js';
 import type { Bucket } from '../../lib/buckets.js';
 import { BinCounts } from '../../rollups/bin-counts.js';
-import type { AnomalyMetric } from '../../schema/schema-types.generated.js';
 import { KeptKind, keptPerWindow } from '../../rollups/window-cache.js';
+import type { AnomalyMetric } from '../../schema/schema-types.generated.js';
 import {
   type BucketFigures,
   bucketFigures,
