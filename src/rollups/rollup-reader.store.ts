@@ -538,10 +538,7 @@ async function readCached<D extends string, MS extends Measures>(
       : await reads.versions(
           db,
           organizationId,
-          Math.min(...kept.map(({ piece }) => piece.from)),
-          kept.some(({ piece }) => piece.to === null)
-            ? null
-            : Math.max(...kept.map(({ piece }) => piece.to!)),
+          kept.reduce((first, { piece }) => Math.min(first, piece.from), Number.POSITIVE_INFINITY),
         );
   // The piece's workflow (null: organization-wide, read from the organization's rows or not, as
   // the statement says) names its scope.

@@ -40,35 +40,54 @@ export async function raiseRollupVersions(
  * equal only when no ingestion changed those days, and no workflow arrived, in between.
  */
 export class RollupVersions {
-  constructor(
-    private readonly versions: ReadonlyMap<number, number>,
-    private readonly workflows: number,
-  ) {}
+  /** Days read, ascending, and the running sum of their counters: sums[i] is that of days before days[i]. */
+  private readonly days: number[];
+  private readonly sums: number[];
 
-  /** The state of the days that `[from, to)` touches (to null: every later day). */
+  constructor(
+    versions: ReadonlyMap<number, number>,
+    private readonly workflows: number,
+  ) {
+    this.days = [...versions.keys()].sort((a, b) => a - b);
+    this.sums = [0];
+    for (const day of this.days) this.sums.push(this.sums.at(-1)! + versions.get(day)!);
+  }
+
+  /** The state of the days that `[from, to)` touches (to null: every later day read). */
   of(from: number, to: number | null): string {
-    let sum = 0;
-    const first = floorTo(from, DAY);
-    for (const [day, version] of this.versions) {
-      if (day >= first && (to === null || day < to)) sum += version;
-    }
+    const sum = this.sums[this.#firstAtOrAfter(to)]! - this.sums[this.#firstAtOrAfter(floorTo(from, DAY))]!;
     return `${sum}/${this.workflows}`;
+  }
+
+  /** The index of the first day read at or after `at` (null: past the last). */
+  #firstAtOrAfter(at: number | null): number {
+    if (at === null) return this.days.length;
+    let lo = 0;
+    let hi = this.days.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.days[mid]! < at) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 }
 
-/** The counters of the organization's days from `from`'s day to before `to` (null: no end). */
+/**
+ * The counters of the organization's days from `from`'s day on, every later one included (a day
+ * has one row: a request's later reads of other windows then find theirs read already).
+ */
 export async function readRollupVersions(
   db: Queryable,
   organizationId: string,
   from: number,
-  to: number | null,
 ): Promise<RollupVersions> {
   const rows = await db.query<{ day: number | null; version: number }>(
     `select (extract(epoch from day) * 1000)::int8 as day, version from ${rollupVersions.name}
-     where organization_id = $1 and day >= $2 and day < coalesce($3, 'infinity'::timestamptz)
+     where organization_id = $1 and day >= $2
      union all
      select null, count(*) from workflows where organization_id = $1`,
-    [organizationId, new Date(floorTo(from, DAY)), to === null ? null : new Date(to)],
+    [organizationId, new Date(floorTo(from, DAY))],
   );
   const versions = new Map<number, number>();
   let workflows = 0;

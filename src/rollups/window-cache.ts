@@ -105,24 +105,23 @@ export class CachedReads {
   readonly #versions: Array<{
     readonly organizationId: string;
     readonly from: number;
-    readonly to: number | null;
     readonly versions: Promise<RollupVersions>;
   }> = [];
 
   constructor(readonly cache: WindowCache) {}
 
-  /** The versions of the organization's days from `from`'s day to before `to` (null: no end). */
-  versions(db: Queryable, organizationId: string, from: number, to: number | null): Promise<RollupVersions> {
+  /**
+   * The versions of the organization's days from `from`'s day on. One statement per request
+   * unless a later read starts on an earlier day.
+   */
+  versions(db: Queryable, organizationId: string, from: number): Promise<RollupVersions> {
     const day = floorTo(from, DAY);
     const covering = this.#versions.find(
-      (read) =>
-        read.organizationId === organizationId &&
-        read.from <= day &&
-        (read.to === null || (to !== null && to <= read.to)),
+      (read) => read.organizationId === organizationId && read.from <= day,
     );
     if (covering !== undefined) return covering.versions;
-    const versions = readRollupVersions(db, organizationId, day, to);
-    this.#versions.push({ organizationId, from: day, to, versions });
+    const versions = readRollupVersions(db, organizationId, day);
+    this.#versions.push({ organizationId, from: day, versions });
     return versions;
   }
 }
@@ -196,8 +195,7 @@ export async function keptPerWindow<T>(
   const versions = await reads.versions(
     db,
     organizationId,
-    Math.min(...keepable.map((window) => window.from)),
-    Math.max(...keepable.map((window) => window.to)),
+    keepable.reduce((first, window) => Math.min(first, window.from), Number.POSITIVE_INFINITY),
   );
   const kept = new Map<KeptWindow, { readonly id: string; readonly version: string }>();
   for (const window of keepable)

@@ -5,6 +5,7 @@ import { baselineStarts } from '../../src/modules/anomalies/anomaly-detection.js
 import { BinCounts } from '../../src/rollups/bin-counts.js';
 import { durations, EXECUTION_LEVEL } from '../../src/rollups/durations.rollup.js';
 import { readWindows } from '../../src/rollups/rollup-reader.store.js';
+import { RollupVersions } from '../../src/rollups/rollup-versions.store.js';
 import { KeptKind, keptPerWindow, WindowCache, withWindowCache } from '../../src/rollups/window-cache.js';
 import { openTestDatabase, type TestDatabase } from '../harness/database.js';
 import { createTenant, execution, ingest, type Tenant, workflow } from '../harness/fixtures.js';
@@ -336,6 +337,26 @@ describe('the rollup answer cache', () => {
     cache.set(OTHER, 'piece', 'v', 'derived', 20);
     assert.equal(cache.get(OTHER, 'piece', 'v'), 'derived');
     assert.deepEqual(cache.get(ROWS, 'piece', 'v'), rows(1));
+  });
+
+  it('states the days a range touches by the sum of their counters and the number of workflows', () => {
+    const d = (n: number) => DAY_START + n * DAY;
+    const versions = new RollupVersions(
+      new Map([
+        [d(2), 5],
+        [d(0), 1],
+        [d(1), 3],
+      ]),
+      7,
+    );
+    assert.equal(versions.of(d(0), d(3)), '9/7');
+    // A range starting inside a day touches that day; its end day is left out when it ends at its start.
+    assert.equal(versions.of(d(1) + HOUR, d(2)), '3/7');
+    assert.equal(versions.of(d(1) + HOUR, d(2) + 1), '8/7');
+    assert.equal(versions.of(d(2), null), '5/7');
+    // Days without a counter count nothing.
+    assert.equal(versions.of(d(5), d(6)), '0/7');
+    assert.equal(versions.of(d(-3), d(0)), '0/7');
   });
 
   it('keeps no answer larger than a sixteenth of its bytes, so one read cannot empty it', () => {
