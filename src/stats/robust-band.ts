@@ -6,14 +6,26 @@
 /** The median: the middle value, or the mean of the middle two when their number is even. Null when empty. */
 export function median(values: readonly number[]): number | null {
   if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
+  return middle([...values].sort(ascending));
+}
+
+const ascending = (a: number, b: number) => a - b;
+
+/** The median of sorted, non-empty `values`. */
+function middle(sorted: readonly number[]): number {
   const mid = sorted.length >> 1;
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 /** The median absolute deviation of `values` from `centre`. */
 export function medianAbsoluteDeviation(values: readonly number[], centre: number): number | null {
-  return median(values.map((v) => Math.abs(v - centre)));
+  return values.length === 0 ? null : deviationsMedian([...values], centre);
+}
+
+/** The median absolute deviation of non-empty `values` from `centre`, computed in `values` (overwritten). */
+function deviationsMedian(values: number[], centre: number): number {
+  for (let i = 0; i < values.length; i++) values[i] = Math.abs(values[i]! - centre);
+  return middle(values.sort(ascending));
 }
 
 /** 1 / Φ⁻¹(3/4): scales the MAD to a normal distribution's standard deviation. */
@@ -31,9 +43,11 @@ export interface Band {
  * max(10% of expected, `unit`); lower = max(0, expected - k x spread), upper = expected + k x spread.
  */
 export function robustBand(baseline: readonly number[], sensitivity: number, unit: number): Band | null {
-  const expected = median(baseline);
-  if (expected === null) return null;
-  const mad = medianAbsoluteDeviation(baseline, expected)!;
+  if (baseline.length === 0) return null;
+  // One copy for both medians (this runs for every point judged).
+  const values = [...baseline].sort(ascending);
+  const expected = middle(values);
+  const mad = deviationsMedian(values, expected);
   const spread = Math.max(MAD_SCALE * mad, 0.1 * Math.abs(expected), unit);
   return {
     expected,
