@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { detectAnomalies } from '../../src/modules/anomalies/anomalies.service.js';
 import { baselineStarts } from '../../src/modules/anomalies/anomaly-detection.js';
+import { insertObjective } from '../../src/modules/service-levels/objectives.store.js';
 import { BinCounts } from '../../src/rollups/bin-counts.js';
 import { durations, EXECUTION_LEVEL } from '../../src/rollups/durations.rollup.js';
 import { readWindows } from '../../src/rollups/rollup-reader.store.js';
@@ -42,6 +44,19 @@ const observedExecutions = (data: {
     .find((series) => series.metric === 'EXECUTIONS')!
     .points.reduce((sum, point) => sum + (point.observed ?? 0), 0);
 
+/** The servers' now: a fixed instant, so that windows ending now are the same for both. */
+const NOW = Date.now();
+
+/** Objectives of every kind of segment service levels read: success, a workflow's latency, the organization's. */
+const OBJECTIVES = [
+  { name: 'succeeds', indicator: 'SUCCESS', workflow: false, thresholdMs: null },
+  { name: 'fast', indicator: 'LATENCY', workflow: true, thresholdMs: 2_000 },
+  { name: 'fast everywhere', indicator: 'LATENCY', workflow: false, thresholdMs: 1_000 },
+] as const;
+
+const SERVICE_LEVELS = `{ serviceLevels(input: {}) { data {
+  name total good attainment errorBudgetRemaining burnRates { window total bad rate } status } } }`;
+
 describe('rollup answers a server keeps while their days are unchanged', () => {
   let database: TestDatabase;
   let cached: TestServer;
@@ -55,8 +70,20 @@ describe('rollup answers a server keeps while their days are unchanged', () => {
     const flow = workflow(tenant.organizationId);
     wf = flow.uuid as string;
     await ingest(database.db, [flow, ...runs(tenant.organizationId, wf, DAY_START + 3 * HOUR, 40)]);
-    cached = await startServer(database.db, { metrics: { token: METRICS_TOKEN } });
-    uncached = await startServer(database.db, { limits: { rollupCacheMb: 0 } });
+    for (const objective of OBJECTIVES)
+      await insertObjective(database.db, {
+        id: randomUUID(),
+        organization_id: tenant.organizationId,
+        workflow_uuid: objective.workflow ? wf : null,
+        name: objective.name,
+        indicator: objective.indicator,
+        target: 0.9,
+        threshold_ms: objective.thresholdMs,
+        period_days: 7,
+      });
+    // One clock for both servers: service levels' windows end at its now.
+    cached = await startServer(database.db, { metrics: { token: METRICS_TOKEN } }, { now: () => NOW });
+    uncached = await startServer(database.db, { limits: { rollupCacheMb: 0 } }, { now: () => NOW });
   });
   after(async () => {
     await cached?.close();
@@ -105,6 +132,36 @@ describe('rollup answers a server keeps while their days are unchanged', () => {
       assert.equal(second.durationStats.data.count, 40);
       assert.equal(observedExecutions(second), 40);
     }
+  });
+
+  it('answers service levels from the segment counts it kept, exactly as a server that keeps nothing', async () => {
+    const levels = async (server: TestServer) => {
+      const response = await server.gql(tenant.key, SERVICE_LEVELS);
+      assert.equal(response.body.errors, undefined, JSON.stringify(response.body.errors));
+      return response.body.data.serviceLevels.data;
+    };
+    const first = await levels(cached);
+    const before = await cacheReads();
+    const second = await levels(cached);
+    const after = await cacheReads();
+    assert.ok(after.hits > before.hits, `hits ${before.hits} -> ${after.hits}`);
+    assert.equal(after.misses, before.misses);
+    assert.deepEqual(second, first);
+    assert.deepEqual(second, await levels(uncached));
+    // The 40 executions of three days ago, in the 7-day period of each objective.
+    assert.deepEqual(
+      second.map((level: { total: number }) => level.total),
+      [40, 40, 40],
+    );
+    assert.ok(second.every((level: { good: number }) => level.good > 0 && level.good <= 40));
+    // Stored by another writer in a kept day: counted at once.
+    await ingest(database.db, runs(tenant.organizationId, wf, DAY_START + 15 * HOUR, 2));
+    const later = await levels(cached);
+    assert.deepEqual(
+      later.map((level: { total: number }) => level.total),
+      [42, 42, 42],
+    );
+    assert.deepEqual(later, await levels(uncached));
   });
 
   it('reads a day again once ingestion changed it, so an execution stored by another writer counts at once', async () => {

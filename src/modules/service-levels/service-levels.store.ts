@@ -9,12 +9,15 @@
  */
 import type { Queryable } from '../../db/database.js';
 import type { ServiceLevelObjectiveRow } from '../../db/tables.js';
+import { sha256 } from '../../lib/sha256.js';
 import { DAY } from '../../lib/time.js';
+import type { BinCounts } from '../../rollups/bin-counts.js';
 import { binOf } from '../../rollups/duration-bins.js';
 import { durations, EXECUTION_LEVEL } from '../../rollups/durations.rollup.js';
 import { executionCounts } from '../../rollups/execution-counts.rollup.js';
 import type { AnyRollup } from '../../rollups/rollup.js';
 import { type RollupWindow, readWindows } from '../../rollups/rollup-reader.store.js';
+import { KeptKind, type KeptWindow, keptPerWindow } from '../../rollups/window-cache.js';
 import { coverWindow, halfOpen } from '../../rollups/windows.js';
 import { BURN_WINDOWS, type Counts } from './burn-rates.js';
 
@@ -44,7 +47,7 @@ export type ObjectiveScope = Pick<
  * cost a probe per piece and workflow.
  */
 class SegmentedWindows {
-  readonly segments: RollupWindow[] = [];
+  readonly segments: KeptWindow[] = [];
   private readonly lengths = new Set<number>();
   /** By length: the window's segments, keys `first` to before `end` (they are contiguous). */
   private readonly parts = new Map<number, { first: number; end: number }>();
@@ -76,7 +79,7 @@ class SegmentedWindows {
     }
     const sorted = [...edges].sort((a, b) => a - b);
     for (let i = 0; i + 1 < sorted.length; i++)
-      this.segments.push({ key: i, from: sorted[i]!, to: sorted[i + 1]!, workflowUuid: null });
+      this.segments.push({ key: i, from: sorted[i]!, to: sorted[i + 1]! });
     // A window's segments are those whose start lies in it: one run of keys, since edges are sorted.
     for (const [length, window] of windows) {
       const first = sorted.findIndex((edge) => edge >= window.from);
@@ -127,13 +130,67 @@ const lengthsOf = (objective: ObjectiveScope) => [
 /** The organization as a whole, among the counts kept by workflow. */
 const ORGANIZATION = '';
 
-/** Adds `counts` to the segment's counts of `scope`. */
-function addTo(bySegment: Map<number, Map<string, Counts>>, key: number, scope: string, counts: Counts) {
-  const scopes = bySegment.get(key) ?? new Map<string, Counts>();
-  const found = scopes.get(scope) ?? { total: 0, good: 0 };
-  scopes.set(scope, { total: found.total + counts.total, good: found.good + counts.good });
-  bySegment.set(key, scopes);
+/** A scope's finished executions in a segment, and how many of them lie in the bins below any bin. */
+class Finished {
+  private constructor(
+    readonly total: number,
+    /** The bins that hold a count, ascending, and sums[i] the counts of those before bins[i]. */
+    private readonly bins: Int32Array,
+    private readonly sums: Float64Array,
+  ) {}
+
+  static of(total: number, histogram: BinCounts): Finished {
+    const bins: number[] = [];
+    const sums = [0];
+    histogram.forEach((bin, count) => {
+      bins.push(bin);
+      sums.push(sums.at(-1)! + count);
+    });
+    return new Finished(total, Int32Array.from(bins), Float64Array.from(sums));
+  }
+
+  /** Finished executions in bins below `bin`. */
+  below(bin: number): number {
+    let lo = 0;
+    let hi = this.bins.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.bins[mid]! < bin) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.sums[lo]!;
+  }
+
+  /** What it takes in memory, estimated. */
+  get bytes(): number {
+    return 200 + 12 * this.bins.length;
+  }
 }
+
+/** A segment's counts by scope (the organization's under ''): of executions, or of finished durations. */
+type SegmentCounts<T> = ReadonlyMap<string, T>;
+
+/**
+ * Each segment's counts, kept while its days are unchanged (window-cache.ts): the segments of
+ * windows that end now move only at their edges, so most of a request's are the last request's.
+ */
+const SUCCESS_SEGMENTS = new KeptKind<SegmentCounts<Counts>>('service level success counts');
+const LATENCY_SEGMENTS = new KeptKind<SegmentCounts<Finished>>('service level latency counts');
+
+const countsBytes = (counts: SegmentCounts<Counts>) => 100 + 150 * counts.size;
+const finishedBytes = (counts: SegmentCounts<Finished>) => {
+  let bytes = 100;
+  for (const finished of counts.values()) bytes += 100 + finished.bytes;
+  return bytes;
+};
+
+/** An empty map of counts for each segment of `segments`. */
+const emptyBy = <T>(segments: readonly KeptWindow[]) =>
+  new Map(segments.map(({ key }) => [key, new Map<string, T>()]));
+
+/** Segments as organization-wide rollup windows. */
+const organizationWide = (segments: readonly KeptWindow[]): RollupWindow[] =>
+  segments.map((segment) => ({ ...segment, workflowUuid: null }));
 
 /**
  * Each objective's counts at `now`: SUCCESS objectives from the execution counts (finished =
@@ -169,67 +226,91 @@ export async function readObjectiveCounts(
     extremes: false,
     measures: ['finished_count', 'duration_bins'],
   } as const;
-  const [counts, histograms, organizationHistograms] = await Promise.all([
-    success.segments.length === 0
-      ? []
-      : readWindows(db, executionCounts, organizationId, success.segments, {
+  const workflows = [...latencyWorkflows].sort();
+  /** A latency set's counts per segment, from `read`'s rows (each a scope's, by `scopeOf`). */
+  const latencyOf = (
+    set: SegmentedWindows,
+    id: string,
+    read: (segments: readonly KeptWindow[]) => Promise<
+      ReadonlyArray<{
+        readonly key: number;
+        readonly dimensions: { readonly workflow_uuid?: string };
+        readonly values: { readonly finished_count: number; readonly duration_bins: BinCounts };
+      }>
+    >,
+  ) =>
+    keptPerWindow(db, LATENCY_SEGMENTS, organizationId, set.segments, {
+      rollups: [durations],
+      id,
+      bytes: finishedBytes,
+      derive: async (missing) => {
+        const answer = emptyBy<Finished>(missing);
+        for (const row of await read(missing))
+          answer
+            .get(row.key)!
+            .set(
+              row.dimensions.workflow_uuid ?? ORGANIZATION,
+              Finished.of(row.values.finished_count, row.values.duration_bins),
+            );
+        return answer;
+      },
+    });
+  const [successCounts, latencyCounts, organizationLatencyCounts] = await Promise.all([
+    keptPerWindow(db, SUCCESS_SEGMENTS, organizationId, success.segments, {
+      rollups: [executionCounts],
+      id: 'success',
+      bytes: countsBytes,
+      derive: async (missing) => {
+        const answer = emptyBy<Counts>(missing);
+        const rows = await readWindows(db, executionCounts, organizationId, organizationWide(missing), {
           where: { status: FINISHED },
           groupBy: ['workflow_uuid', 'status'],
           measures: ['execution_count'],
-        }),
-    latency.segments.length === 0
-      ? []
-      : readWindows(db, durations, organizationId, latency.segments, {
-          ...histogramOptions,
-          where: { ...histogramOptions.where, workflow_uuid: [...latencyWorkflows] },
-          groupBy: ['workflow_uuid'],
-        }),
-    organizationLatency.segments.length === 0
-      ? []
-      : readWindows(db, durations, organizationId, organizationLatency.segments, {
-          ...histogramOptions,
-          groupBy: [],
-          organizationRows: true,
-        }),
+        });
+        for (const row of rows) {
+          const n = row.values.execution_count;
+          const good = row.dimensions.status === 'SUCCESS' ? n : 0;
+          const scopes = answer.get(row.key)!;
+          for (const scope of [row.dimensions.workflow_uuid, ORGANIZATION]) {
+            const found = scopes.get(scope) ?? { total: 0, good: 0 };
+            scopes.set(scope, { total: found.total + n, good: found.good + good });
+          }
+        }
+        return answer;
+      },
+    }),
+    latencyOf(latency, `latency|${sha256(workflows.join(',')).toString('hex')}`, (segments) =>
+      readWindows(db, durations, organizationId, organizationWide(segments), {
+        ...histogramOptions,
+        where: { ...histogramOptions.where, workflow_uuid: workflows },
+        groupBy: ['workflow_uuid'],
+      }),
+    ),
+    // The organization's own rows are kept under its scope (''), apart from the workflows'.
+    latencyOf(organizationLatency, 'organization latency', (segments) =>
+      readWindows(db, durations, organizationId, organizationWide(segments), {
+        ...histogramOptions,
+        groupBy: [],
+        organizationRows: true,
+      }),
+    ),
   ]);
-  const successBySegment = new Map<number, Map<string, Counts>>();
-  for (const row of counts) {
-    const n = row.values.execution_count;
-    const of = { total: n, good: row.dimensions.status === 'SUCCESS' ? n : 0 };
-    addTo(successBySegment, row.key, row.dimensions.workflow_uuid, of);
-    addTo(successBySegment, row.key, ORGANIZATION, of);
-  }
-  const bins = new Map<number, Map<string, (typeof histograms)[number]['values']>>();
-  for (const [rows, scopeOf] of [
-    [histograms, (row: (typeof histograms)[number]) => row.dimensions.workflow_uuid],
-    [organizationHistograms, () => ORGANIZATION],
-  ] as const) {
-    for (const row of rows) {
-      const scopes = bins.get(row.key) ?? new Map();
-      scopes.set(scopeOf(row), row.values);
-      bins.set(row.key, scopes);
-    }
-  }
   const none: Counts = { total: 0, good: 0 };
   const successSums = new SegmentSums(
     success.segments.length,
-    (key, scope) => successBySegment.get(key)?.get(scope) ?? none,
+    (key, scope) => successCounts.get(key)?.get(scope) ?? none,
   );
   /** A latency series is a scope and a threshold's bin: `<bin>|<scope>`. */
-  const latencySumsOf = (set: SegmentedWindows) =>
+  const latencySumsOf = (set: SegmentedWindows, counts: ReadonlyMap<number, SegmentCounts<Finished>>) =>
     new SegmentSums(set.segments.length, (key, series) => {
       const split = series.indexOf('|');
-      const below = Number(series.slice(0, split));
-      // The organization's own rows are kept under its scope (''), apart from the workflows'.
-      const values = bins.get(key)?.get(series.slice(split + 1));
-      let good = 0;
-      values?.duration_bins.forEach((bin, count) => {
-        if (bin < below) good += count;
-      });
-      return { total: values?.finished_count ?? 0, good };
+      const finished = counts.get(key)?.get(series.slice(split + 1));
+      return finished === undefined
+        ? none
+        : { total: finished.total, good: finished.below(Number(series.slice(0, split))) };
     });
-  const latencySums = latencySumsOf(latency);
-  const organizationLatencySums = latencySumsOf(organizationLatency);
+  const latencySums = latencySumsOf(latency, latencyCounts);
+  const organizationLatencySums = latencySumsOf(organizationLatency, organizationLatencyCounts);
   return objectives.map((objective) => {
     const scope = objective.workflow_uuid ?? ORGANIZATION;
     const set = setOf(objective);
