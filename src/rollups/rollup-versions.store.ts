@@ -4,7 +4,7 @@
  * day (migration 0015), and the organization's number of workflows, which decides which workflows'
  * rows are visible (a workflow is never deleted, so the number changes exactly when the set does).
  */
-import type { Queryable, Transaction } from '../db/database.js';
+import { genericPlan, type Queryable, type Transaction } from '../db/database.js';
 import { rollupVersions } from '../db/tables.js';
 import { floorTo } from '../lib/buckets.js';
 import { DAY } from '../lib/time.js';
@@ -82,11 +82,13 @@ export async function readRollupVersions(
   organizationId: string,
   from: number,
 ): Promise<RollupVersions> {
+  // Planned once per connection, as the rollup reads it comes before: no switch of the
+  // connection's plan mode between them.
   const rows = await db.query<{ day: number | null; version: number }>(
-    `select (extract(epoch from day) * 1000)::int8 as day, version from ${rollupVersions.name}
+    genericPlan(`select (extract(epoch from day) * 1000)::int8 as day, version from ${rollupVersions.name}
      where organization_id = $1 and day >= $2
      union all
-     select null, count(*) from workflows where organization_id = $1`,
+     select null, count(*) from workflows where organization_id = $1`),
     [organizationId, new Date(floorTo(from, DAY))],
   );
   const versions = new Map<number, number>();

@@ -3,8 +3,8 @@ import type { AnomalyMetric } from '../../schema/schema-types.generated.js';
 import type { Resolvers } from '../resolver-types.generated.js';
 import { activityBuckets, windowOf } from '../shared/time-window.js';
 import { workflowScope } from '../shared/workflow-scope.js';
+import { workflowNames } from '../workflows/workflows.store.js';
 import { detectAnomalies } from './anomalies.service.js';
-import { workflowNames } from './anomalies.store.js';
 import { DEFAULT_SENSITIVITY } from './anomaly-detection.js';
 
 /** At most this many anomalies are listed. */

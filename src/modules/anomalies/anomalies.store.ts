@@ -3,7 +3,7 @@
  * finished ones, failures and the duration bins, from the rollups with exact edges (O(buckets)),
  * and when each workflow's first execution started (one index probe per workflow).
  */
-import type { Queryable } from '../../db/database.js';
+import { genericPlan, type Queryable } from '../../db/database.js';
 import { BinCounts } from '../../rollups/bin-counts.js';
 import { durations, EXECUTION_LEVEL } from '../../rollups/durations.rollup.js';
 import { executionCounts } from '../../rollups/execution-counts.rollup.js';
@@ -131,30 +131,17 @@ export async function firstExecutionStarts(
   organizationId: string,
   workflowUuid: string | null,
 ): Promise<Map<string, number>> {
+  // Planned once per connection, as the rollup reads beside it: no switch of the connection's plan mode.
   const rows = await db.query<{ uuid: string; started_at: Date | null }>(
-    `select w.uuid, x.started_at
+    genericPlan(`select w.uuid, x.started_at
      from workflows w
      cross join lateral (
        select e.started_at from executions e
        where e.organization_id = $1 and e.workflow_uuid = w.uuid
        order by e.started_at limit 1
      ) x
-     where w.organization_id = $1 and ($2::uuid is null or w.uuid = $2)`,
+     where w.organization_id = $1 and ($2::uuid is null or w.uuid = $2)`),
     [organizationId, workflowUuid],
   );
   return new Map(rows.map((row) => [row.uuid, row.started_at!.getTime()]));
-}
-
-/** The names of some workflows of the organization. */
-export async function workflowNames(
-  db: Queryable,
-  organizationId: string,
-  uuids: readonly string[],
-): Promise<Map<string, string>> {
-  if (uuids.length === 0) return new Map();
-  const rows = await db.query<{ uuid: string; name: string }>(
-    'select uuid, name from workflows where organization_id = $1 and uuid = any($2::uuid[])',
-    [organizationId, uuids],
-  );
-  return new Map(rows.map((row) => [row.uuid, row.name]));
 }

@@ -3,7 +3,7 @@
  * many windows of that workflow at once, finished executions, duration bins and error groups,
  * all from the rollups (exact window edges, O(buckets): rollup-reader.store.ts).
  */
-import type { Queryable } from '../../db/database.js';
+import { genericPlan, type Queryable } from '../../db/database.js';
 import { BinCounts } from '../../rollups/bin-counts.js';
 import { durations, EXECUTION_LEVEL } from '../../rollups/durations.rollup.js';
 import { ANY_LEVEL, errorGroupCounts } from '../../rollups/error-groups.rollup.js';
@@ -142,14 +142,15 @@ export async function previousDeployedAt(
   workflowUuid: string,
   deploymentUuids: readonly string[],
 ): Promise<Map<string, Date | null>> {
+  // Planned once per connection, as the rollup reads after it: key lookups whatever the values.
   const rows = await db.query<{ uuid: string; previous: Date | null }>(
-    `select d.uuid,
+    genericPlan(`select d.uuid,
             (select p.deployed_at from deployments p
              where p.organization_id = d.organization_id and p.workflow_uuid = d.workflow_uuid
                and (p.deployed_at, p.uuid) < (d.deployed_at, d.uuid)
              order by p.deployed_at desc, p.uuid desc limit 1) as previous
      from deployments d
-     where d.organization_id = $1 and d.workflow_uuid = $2 and d.uuid = any($3::uuid[])`,
+     where d.organization_id = $1 and d.workflow_uuid = $2 and d.uuid = any($3::uuid[])`),
     [organizationId, workflowUuid, deploymentUuids],
   );
   return new Map(rows.map((row) => [row.uuid, row.previous]));

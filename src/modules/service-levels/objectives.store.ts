@@ -1,5 +1,5 @@
 /** SQL of service level objectives (contract section 7). Plain functions, the database handle first. */
-import type { Queryable } from '../../db/database.js';
+import { genericPlan, type Queryable } from '../../db/database.js';
 import { type ServiceLevelObjectiveRow, serviceLevelObjectives } from '../../db/tables.js';
 
 const COLUMNS = serviceLevelObjectives.columns.map(([name]) => name).join(', ');
@@ -90,10 +90,11 @@ export function listObjectives(
   organizationId: string,
   workflowUuid: string | null = null,
 ): Promise<ServiceLevelObjectiveRow[]> {
+  // Planned once per connection, as the rollup reads of serviceLevels after it.
   return db.query<ServiceLevelObjectiveRow>(
-    `select ${COLUMNS} from service_level_objectives
+    genericPlan(`select ${COLUMNS} from service_level_objectives
      where organization_id = $1 and ($2::uuid is null or workflow_uuid = $2)
-     order by name collate "C", id`,
+     order by name collate "C", id`),
     [organizationId, workflowUuid],
   );
 }

@@ -1,9 +1,10 @@
 import type { Resolvers } from '../resolver-types.generated.js';
 import { workflowScope } from '../shared/workflow-scope.js';
+import { workflowNames } from '../workflows/workflows.store.js';
 import { figuresOf } from './burn-rates.js';
 import { listObjectives } from './objectives.store.js';
 import { toServiceLevel } from './service-level.mapper.js';
-import { readObjectiveCounts, workflowNames } from './service-levels.store.js';
+import { readObjectiveCounts } from './service-levels.store.js';
 
 export const serviceLevelsResolvers: Resolvers = {
   Query: {

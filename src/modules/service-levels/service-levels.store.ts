@@ -323,17 +323,3 @@ export async function readObjectiveCounts(
     return { period: period!, windows };
   });
 }
-
-/** The names of some workflows of the organization, by uuid. */
-export async function workflowNames(
-  db: Queryable,
-  organizationId: string,
-  uuids: readonly string[],
-): Promise<Map<string, string>> {
-  if (uuids.length === 0) return new Map();
-  const rows = await db.query<{ uuid: string; name: string }>(
-    'select uuid, name from workflows where organization_id = $1 and uuid = any($2::uuid[])',
-    [organizationId, [...new Set(uuids)]],
-  );
-  return new Map(rows.map((row) => [row.uuid, row.name]));
-}

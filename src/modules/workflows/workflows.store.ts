@@ -114,6 +114,23 @@ export async function findWorkflow(
   return row;
 }
 
+/**
+ * The names of some workflows of the organization, by uuid (the verdicts name the workflows they
+ * list). Planned once per connection, as the rollup reads beside it: a key lookup whatever the values.
+ */
+export async function workflowNames(
+  db: Queryable,
+  organizationId: string,
+  uuids: readonly string[],
+): Promise<Map<string, string>> {
+  if (uuids.length === 0) return new Map();
+  const rows = await db.query<{ uuid: string; name: string }>(
+    genericPlan('select uuid, name from workflows where organization_id = $1 and uuid = any($2::uuid[])'),
+    [organizationId, [...new Set(uuids)]],
+  );
+  return new Map(rows.map((row) => [row.uuid, row.name]));
+}
+
 /** Start of the latest execution of each workflow: one index probe per workflow. */
 export async function latestExecutionStarts(
   db: Queryable,
