@@ -1,7 +1,7 @@
 import { executionEvents, executions } from '../db/tables.js';
 import { LOWER_BOUNDS_SQL } from './duration-bins.js';
 import { GRAINS } from './grains.js';
-import { defineRollup } from './rollup.js';
+import { defineRollup, type RawSql } from './rollup.js';
 
 /** The `capability_id` of an execution's own duration rows. */
 export const EXECUTION_LEVEL = '';
@@ -24,6 +24,13 @@ export const callOutcomeSql = (event: string) =>
  */
 export const durationMsSql = (from: string, to: string) =>
   `greatest(0, (date_part('epoch', ${to} - ${from}) * 1000)::int8)`;
+
+/**
+ * Whether a read asks for capability calls (any capability_id other than ''): a condition on the
+ * parameters alone, which PostgreSQL checks once, before any scan of the calls' table.
+ */
+const readsCalls = (sql: Pick<RawSql, 'allowed'>) =>
+  `(${sql.allowed('capability_id')} is null or exists (select from unnest(${sql.allowed('capability_id')}) a where a <> ''))`;
 
 /**
  * Durations and calls: per workflow and status, the finished executions (capability '') and the
@@ -53,7 +60,7 @@ export const durations = defineRollup({
   },
   rawTables: [
     [executions.name, 'started_at'],
-    [executionEvents.name, 'started_at'],
+    [executionEvents.name, 'started_at', readsCalls],
   ],
   raw: (sql) => `
     select e.workflow_uuid, ''::text as capability_id, e.status,
@@ -81,9 +88,8 @@ export const durations = defineRollup({
         where x.organization_id = v.organization_id and x.uuid = v.workflow_execution_uuid limit 1
       ) e
       where v.organization_id = $1 and v.started_at >= p.lo and v.started_at < coalesce(p.hi, 'infinity')
-        -- Read no calls when only executions are asked for (capability ''): a condition on the
-        -- parameters alone, which PostgreSQL checks once, before the edge's index scan.
-        and (${sql.allowed('capability_id')} is null or exists (select from unnest(${sql.allowed('capability_id')}) a where a <> ''))
+        -- Read no calls when only executions are asked for (capability '').
+        and ${readsCalls(sql)}
         ${sql.scope('e.workflow_uuid')}
         and ${sql.filter('capability_id', 'v.capability_id')} and ${sql.filter('workflow_uuid', 'e.workflow_uuid')}
       -- Keeps the planner from pulling the subquery up: pulled up, its outcome and duration are

@@ -214,17 +214,19 @@ function edgeBuckets(raw: string): string {
  * bucket holds fewer rows: the raw rows of the piece, or the bucket's rollup row less the raw rows
  * of the rest of the bucket (SUBTRACTED pieces; none when the rest holds no row, as at the edge
  * of a window that ends now). The sides are weighed by counting the index entries of the rollup's
- * raw tables (`tables`, RollupSpec.rawTables), a fraction of the cost of reading them; each
- * count runs only for an edge (CASE evaluates the branch it takes). Only in generic plans (the
+ * raw tables (`tables`, RollupSpec.rawTables; not those the read's filters leave out), a fraction
+ * of the cost of reading them; each count runs only for an edge (CASE evaluates the branch it
+ * takes). Only in generic plans (the
  * counts' planning, like edgeBuckets' check, costs more than it saves when planned for each
  * execution).
  */
-function edgeSides(tables: NonNullable<AnyRollup['rawTables']>): string {
+function edgeSides(rollup: AnyRollup, tables: NonNullable<AnyRollup['rawTables']>): string {
+  const allowed = (dimension: string) => filterParams(rollup, dimension).allowed;
   const rows = (lo: string, hi: string) =>
     tables
       .map(
-        ([table, time]) =>
-          `(select count(*) from ${table} t where t.organization_id = $1 and t.${time} >= ${lo} and t.${time} < ${hi})`,
+        ([table, time, when]) =>
+          `(select count(*) from ${table} t where ${when === undefined ? '' : `${when({ allowed })} and `}t.organization_id = $1 and t.${time} >= ${lo} and t.${time} < ${hi})`,
       )
       .join(' + ');
   return `
@@ -288,7 +290,7 @@ function windowSql(
        !generic
          ? 'select window_key, grain, lo, hi, workflow_uuid from given'
          : weighed !== undefined
-           ? edgeSides(weighed)
+           ? edgeSides(rollup, weighed)
            : edgeBuckets(raw)
      }),
      parts as (

@@ -102,9 +102,15 @@ export interface RollupSpec<D extends string, MS extends Measures> {
    * The tables `raw` reads rows from by time, each with its time column (indexed with the
    * organization as `(organization_id, <time>)`): counting their index entries on each side of
    * an edge tells cheaply which side holds fewer rows to read (rollup-reader.store.ts). Absent:
-   * edges are always read row by row (cheap rows, where weighing the sides costs more).
+   * edges are always read row by row (cheap rows, where weighing the sides costs more). `when`,
+   * a condition on the reader's parameters alone, tells when `raw` reads the table at all (a
+   * read whose filters leave it out does not weigh its rows either).
    */
-  readonly rawTables?: readonly (readonly [table: string, timeColumn: string])[];
+  readonly rawTables?: readonly (readonly [
+    table: string,
+    timeColumn: string,
+    when?: (sql: Pick<RawSql, 'allowed'>) => string,
+  ])[];
 }
 
 export interface Rollup<D extends string, MS extends Measures> extends RollupSpec<D, MS> {
