@@ -7,6 +7,7 @@
 import { genericPlan, type Queryable, type Transaction } from '../db/database.js';
 import { rollupVersions } from '../db/tables.js';
 import { floorTo } from '../lib/buckets.js';
+import { firstAtOrAbove } from '../lib/sorted.js';
 import { DAY } from '../lib/time.js';
 
 /**
@@ -61,15 +62,7 @@ export class RollupVersions {
 
   /** The index of the first day read at or after `at` (null: past the last). */
   #firstAtOrAfter(at: number | null): number {
-    if (at === null) return this.days.length;
-    let lo = 0;
-    let hi = this.days.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.days[mid]! < at) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return at === null ? this.days.length : firstAtOrAbove(this.days, at);
   }
 }
 

@@ -102,6 +102,19 @@ describe('rollup answers a server keeps while their days are unchanged', () => {
     );
   }
 
+  /** The test's database, recording the text of every statement sent through `counting`. */
+  const countingStatements = () => {
+    const statements: string[] = [];
+    const counting = {
+      ...database.db,
+      query: <Row>(text: string, params?: readonly unknown[]) => {
+        statements.push(text);
+        return database.db.query<Row>(text, params);
+      },
+    };
+    return { statements, counting };
+  };
+
   const ask = async (server: TestServer, scope: 'workflow' | 'organization') => {
     const response = await server.gql(tenant.key, QUERY, {
       workflow: scope === 'workflow' ? wf : null,
@@ -225,14 +238,7 @@ describe('rollup answers a server keeps while their days are unchanged', () => {
   });
 
   it('reads only the versions of a window whose pieces are all kept, once per request, and each piece once however many windows share it', async () => {
-    const statements: string[] = [];
-    const counting = {
-      ...database.db,
-      query: <Row>(text: string, params?: readonly unknown[]) => {
-        statements.push(text);
-        return database.db.query<Row>(text, params);
-      },
-    };
+    const { statements, counting } = countingStatements();
     const cache = new WindowCache(1024 * 1024);
     // A request's handle: each request makes its own, over the server's one cache.
     const request = () => withWindowCache(counting as typeof database.db, cache);
@@ -266,29 +272,23 @@ describe('rollup answers a server keeps while their days are unchanged', () => {
   });
 
   it("derives an anomaly bucket's values once: a repeated detection reads only the versions and the first executions", async () => {
-    const statements: string[] = [];
-    const counting = {
-      ...database.db,
-      query: <Row>(text: string, params?: readonly unknown[]) => {
-        statements.push(text);
-        return database.db.query<Row>(text, params);
-      },
-    };
+    const { statements, counting } = countingStatements();
     const cache = new WindowCache(1024 * 1024);
     const buckets = Array.from({ length: 24 }, (_, i) => ({
       from: DAY_START + i * HOUR,
       to: DAY_START + (i + 1) * HOUR,
     }));
+    const query = {
+      buckets,
+      width: HOUR,
+      workflowUuid: null,
+      perWorkflow: true,
+      metrics: ['EXECUTIONS', 'FAILURE_RATE', 'DURATION_P95'] as const,
+      sensitivity: 3,
+      now: Date.now(),
+    };
     const detect = () =>
-      detectAnomalies(withWindowCache(counting as typeof database.db, cache), tenant.organizationId, {
-        buckets,
-        width: HOUR,
-        workflowUuid: null,
-        perWorkflow: true,
-        metrics: ['EXECUTIONS', 'FAILURE_RATE', 'DURATION_P95'],
-        sensitivity: 3,
-        now: Date.now(),
-      });
+      detectAnomalies(withWindowCache(counting as typeof database.db, cache), tenant.organizationId, query);
     const first = await detect();
     assert.ok(statements.some((text) => /execution_rollups/.test(text)));
     statements.length = 0;
@@ -301,18 +301,8 @@ describe('rollup answers a server keeps while their days are unchanged', () => {
     assert.ok(statements.some((text) => /rollup_versions/.test(text)));
     assert.ok(!statements.some((text) => /_rollups/.test(text)), statements.join('\n---\n'));
     assert.deepEqual(second, first);
-    assert.deepEqual(
-      second,
-      await detectAnomalies(database.db, tenant.organizationId, {
-        buckets,
-        width: HOUR,
-        workflowUuid: null,
-        perWorkflow: true,
-        metrics: ['EXECUTIONS', 'FAILURE_RATE', 'DURATION_P95'],
-        sensitivity: 3,
-        now: Date.now(),
-      }),
-    );
+    // As a read without a cache.
+    assert.deepEqual(second, await detectAnomalies(database.db, tenant.organizationId, query));
     const executions = second.find(
       (series) => series.metric === 'EXECUTIONS' && series.workflowUuid === null,
     )!;

@@ -10,6 +10,7 @@
 import type { Queryable } from '../../db/database.js';
 import type { ServiceLevelObjectiveRow } from '../../db/tables.js';
 import { sha256 } from '../../lib/sha256.js';
+import { firstAtOrAbove } from '../../lib/sorted.js';
 import { DAY } from '../../lib/time.js';
 import type { BinCounts } from '../../rollups/bin-counts.js';
 import { binOf } from '../../rollups/duration-bins.js';
@@ -151,14 +152,7 @@ class Finished {
 
   /** Finished executions in bins below `bin`. */
   below(bin: number): number {
-    let lo = 0;
-    let hi = this.bins.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.bins[mid]! < bin) lo = mid + 1;
-      else hi = mid;
-    }
-    return this.sums[lo]!;
+    return this.sums[firstAtOrAbove(this.bins, bin)]!;
   }
 
   /** What it takes in memory, estimated. */
