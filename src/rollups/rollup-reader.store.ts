@@ -19,6 +19,12 @@ export interface RollupWindow extends TimeWindow {
   /** The caller's name for the window's answer. */
   readonly key: number;
   readonly workflowUuid: string | null;
+  /**
+   * Its edges are instants that do not move with now (a deployment's): with a cache, the raw rows
+   * of its edges are kept as its rollup rows are. Otherwise they are read every time, as the edges
+   * of a window that ends now, which no later read asks for again.
+   */
+  readonly fixed?: boolean;
 }
 
 export interface ReadOptions<D extends string> {
@@ -487,8 +493,9 @@ async function readPieces(
  * Aggregates a rollup over many windows with at most two statements (per-workflow windows, and
  * organization-wide ones): rollup buckets for the aligned middle of each window, raw rows for its
  * edges. Only rows of workflows that exist are counted, like every read. A window with nothing
- * in it has no rows in the answer. With a cache (window-cache.ts), the rollup-row pieces kept
- * from earlier reads whose days have not changed since are not read again.
+ * in it has no rows in the answer. With a cache (window-cache.ts), the rollup-row pieces (and the
+ * edges of fixed windows) kept from earlier reads whose days have not changed since are not read
+ * again.
  */
 export async function readWindows<D extends string, MS extends Measures>(
   db: Queryable,
@@ -517,7 +524,7 @@ export async function readWindows<D extends string, MS extends Measures>(
 /**
  * readWindows with a cache: each window's pieces are read apart (keyed by piece), those of rollup
  * rows kept, and the pieces summed into their windows here. Raw pieces (a window's edges, which
- * move with a window that ends now) are read every time.
+ * move with a window that ends now) are read every time, but those of a `fixed` window.
  */
 async function readCached<D extends string, MS extends Measures>(
   db: Queryable,
@@ -528,12 +535,19 @@ async function readCached<D extends string, MS extends Measures>(
   options: ReadOptions<D>,
   extremes: boolean,
 ): Promise<WindowRow<D, MS>[]> {
-  const all: Array<KeyedPiece & { readonly window: number }> = [];
+  const all: Array<KeyedPiece & { readonly window: number; readonly keep: boolean }> = [];
   for (const window of windows) {
     for (const piece of coverWindow(read, window))
-      all.push({ key: all.length, piece, workflowUuid: window.workflowUuid, window: window.key });
+      all.push({
+        key: all.length,
+        piece,
+        workflowUuid: window.workflowUuid,
+        window: window.key,
+        // Rollup rows, and the raw rows of edges that stay where they are.
+        keep: piece.grain > 0 || (window.fixed === true && piece.to !== null),
+      });
   }
-  const kept = all.filter(({ piece }) => piece.grain > 0);
+  const kept = all.filter(({ keep }) => keep);
   const versions =
     kept.length === 0
       ? undefined
@@ -550,7 +564,7 @@ async function readCached<D extends string, MS extends Measures>(
   const byPiece = new Map<number, readonly KeptRow[]>();
   const toRead: Array<(typeof all)[number] & { readonly id?: string; readonly version?: string }> = [];
   for (const p of all) {
-    if (versions === undefined || p.piece.grain <= 0) {
+    if (versions === undefined || !p.keep) {
       toRead.push(p);
       continue;
     }

@@ -10,7 +10,7 @@ import { readWindows } from '../../src/rollups/rollup-reader.store.js';
 import { RollupVersions } from '../../src/rollups/rollup-versions.store.js';
 import { KeptKind, keptPerWindow, WindowCache, withWindowCache } from '../../src/rollups/window-cache.js';
 import { openTestDatabase, type TestDatabase } from '../harness/database.js';
-import { createTenant, execution, ingest, type Tenant, workflow } from '../harness/fixtures.js';
+import { createTenant, deployment, execution, ingest, type Tenant, workflow } from '../harness/fixtures.js';
 import { startServer, type TestServer } from '../harness/server.js';
 import { find, METRICS_TOKEN, samples, scrape } from '../metrics/scrape.js';
 import { DAY, HOUR, iso, MINUTE, SECOND } from './reference.js';
@@ -53,6 +53,10 @@ const OBJECTIVES = [
   { name: 'fast', indicator: 'LATENCY', workflow: true, thresholdMs: 2_000 },
   { name: 'fast everywhere', indicator: 'LATENCY', workflow: false, thresholdMs: 1_000 },
 ] as const;
+
+const IMPACT = `query ($workflow: String!) { deploymentImpact(input: { workflowUUID: $workflow }) { count data {
+  deployment { deployedAt } verdict before { executions failures p50Ms p95Ms } after { executions failures p50Ms p95Ms }
+  failureRateChange failureRatePValue durationChange durationPValue newErrorGroups { fingerprint } } } }`;
 
 const SERVICE_LEVELS = `{ serviceLevels(input: {}) { data {
   name total good attainment errorBudgetRemaining burnRates { window total bad rate } status } } }`;
@@ -177,6 +181,43 @@ describe('rollup answers a server keeps while their days are unchanged', () => {
     assert.deepEqual(later, await levels(uncached));
   });
 
+  it('answers deployment impact from the edges it kept at deployments, exactly as a server that keeps nothing', async () => {
+    const deployments = [
+      DAY_START + 3 * HOUR + 20 * MINUTE + 3 * SECOND,
+      DAY_START + 16 * HOUR + 30 * SECOND,
+    ];
+    await ingest(
+      database.db,
+      deployments.map((at) => deployment(tenant.organizationId, wf, { deployedAt: iso(at) })),
+    );
+    const impact = async (server: TestServer) => {
+      const response = await server.gql(tenant.key, IMPACT, { workflow: wf });
+      assert.equal(response.body.errors, undefined, JSON.stringify(response.body.errors));
+      return response.body.data.deploymentImpact;
+    };
+    const first = await impact(cached);
+    const before = await cacheReads();
+    const second = await impact(cached);
+    const after = await cacheReads();
+    assert.ok(after.hits > before.hits);
+    assert.deepEqual(second, first);
+    assert.deepEqual(second, await impact(uncached));
+    // The earlier deployment's after side ends at the later one: the 20 runs after it of the 40,
+    // and what earlier tests stored before 16:00.
+    const earlier = second.data.find(
+      (d: { deployment: { deployedAt: string } }) => Date.parse(d.deployment.deployedAt) === deployments[0],
+    );
+    assert.ok(earlier.after.executions >= 20);
+    // A run stored later in the raw first minute of that side counts at once.
+    await ingest(database.db, runs(tenant.organizationId, wf, deployments[0]! + 20 * SECOND, 1));
+    const later = await impact(cached);
+    const moved = later.data.find(
+      (d: { deployment: { deployedAt: string } }) => Date.parse(d.deployment.deployedAt) === deployments[0],
+    );
+    assert.equal(moved.after.executions, earlier.after.executions + 1);
+    assert.deepEqual(later, await impact(uncached));
+  });
+
   it('reads a day again once ingestion changed it, so an execution stored by another writer counts at once', async () => {
     const before = await ask(cached, 'organization');
     // Stored by another writer (as another server's ingestion would), in the window's kept hours.
@@ -269,6 +310,36 @@ describe('rollup answers a server keeps while their days are unchanged', () => {
     statements.length = 0;
     await read(2, db);
     assert.deepEqual(statements, []);
+  });
+
+  it('keeps the raw edges of a fixed window too, and reads them again once ingestion changes their day', async () => {
+    const { statements, counting } = countingStatements();
+    const cache = new WindowCache(1024 * 1024);
+    // WINDOW's edges lie inside minutes (raw rows); the organization's, so that a late run counts.
+    const read = (fixed: boolean, db = withWindowCache(counting as typeof database.db, cache)) =>
+      readWindows(db, durations, tenant.organizationId, [{ key: 0, ...WINDOW, workflowUuid: null, fixed }], {
+        where: { capability_id: [EXECUTION_LEVEL] },
+        groupBy: [],
+      });
+    const total = (rows: Awaited<ReturnType<typeof read>>) =>
+      rows.reduce((sum, row) => sum + row.values.finished_count, 0);
+    await read(true);
+    statements.length = 0;
+    const kept = await read(true);
+    assert.equal(statements.length, 1, statements.join('\n---\n'));
+    assert.match(statements[0]!, /rollup_versions/);
+    assert.equal(total(kept), total(await read(false, database.db)));
+    // A window that ends now is not fixed: its edges are read every time.
+    await read(false);
+    statements.length = 0;
+    await read(false);
+    assert.equal(statements.length, 2, statements.join('\n---\n'));
+    // A run stored in the window's first, raw minute.
+    const [late] = runs(tenant.organizationId, wf, WINDOW.from + 13 * SECOND - 7 * SECOND, 1);
+    await ingest(database.db, [late!]);
+    const after = await read(true);
+    assert.equal(total(after), total(kept) + 1);
+    assert.equal(total(after), total(await read(false, database.db)));
   });
 
   it("derives an anomaly bucket's values once: a repeated detection reads only the versions and the first executions", async () => {

@@ -18,6 +18,8 @@ export interface SideWindow {
   readonly key: number;
   readonly from: number;
   readonly to: number;
+  /** Its edges are deployments' instants, not now (RollupWindow.fixed). */
+  readonly fixed: boolean;
 }
 
 export interface SideFigures {
@@ -32,7 +34,13 @@ export interface SideFigures {
 }
 
 const toRollupWindows = (workflowUuid: string, windows: readonly SideWindow[]): RollupWindow[] =>
-  windows.map((w) => ({ key: w.key, from: w.from, to: Math.max(w.from, w.to), workflowUuid }));
+  windows.map((w) => ({
+    key: w.key,
+    from: w.from,
+    to: Math.max(w.from, w.to),
+    workflowUuid,
+    fixed: w.fixed,
+  }));
 
 /** Finished executions, failures and durations of each window: two statements for all of them. */
 export async function sideFigures(
@@ -126,7 +134,8 @@ export async function groupsSeenBefore(
     db,
     errorGroupCounts,
     organizationId,
-    asked.map((a) => ({ key: a.key, from: earliest, to: a.before, workflowUuid })),
+    // From the earliest storable time to a deployment: neither edge moves.
+    asked.map((a) => ({ key: a.key, from: earliest, to: a.before, workflowUuid, fixed: true })),
     { where: { capability_id: [ANY_LEVEL], fingerprint: fingerprints }, groupBy: ['fingerprint'] },
   );
   for (const row of rows) {
