@@ -20,11 +20,12 @@ export interface RollupWindow extends TimeWindow {
   readonly key: number;
   readonly workflowUuid: string | null;
   /**
-   * Its edges are instants that do not move with now (a deployment's): with a cache, the raw rows
-   * of its edges are kept as its rollup rows are. Otherwise they are read every time, as the edges
-   * of a window that ends now, which no later read asks for again.
+   * Which of its edges are instants that do not move with now: `both` (a window between two
+   * deployments), or `from` only (a window from a deployment to now). With a cache, the raw rows of
+   * such an edge are kept as rollup rows are. Others are read every time, as the edges of a window
+   * that ends now, which no later read asks for again.
    */
-  readonly fixed?: boolean;
+  readonly fixed?: 'both' | 'from';
 }
 
 export interface ReadOptions<D extends string> {
@@ -524,7 +525,7 @@ export async function readWindows<D extends string, MS extends Measures>(
 /**
  * readWindows with a cache: each window's pieces are read apart (keyed by piece), those of rollup
  * rows kept, and the pieces summed into their windows here. Raw pieces (a window's edges, which
- * move with a window that ends now) are read every time, but those of a `fixed` window.
+ * move with a window that ends now) are read every time, but the fixed edges of a window.
  */
 async function readCached<D extends string, MS extends Measures>(
   db: Queryable,
@@ -544,7 +545,10 @@ async function readCached<D extends string, MS extends Measures>(
         workflowUuid: window.workflowUuid,
         window: window.key,
         // Rollup rows, and the raw rows of edges that stay where they are.
-        keep: piece.grain > 0 || (window.fixed === true && piece.to !== null),
+        keep:
+          piece.grain > 0 ||
+          (piece.to !== null &&
+            (window.fixed === 'both' || (window.fixed === 'from' && piece.to !== window.to))),
       });
   }
   const kept = all.filter(({ keep }) => keep);

@@ -73,8 +73,12 @@ export const deploymentImpactResolvers: Resolvers = {
       // Keys 2i (before) and 2i + 1 (after) of the i-th deployment.
       // Only the latest deployment's after side may end now; every other edge is a deployment's.
       const windows: SideWindow[] = sides.flatMap((side, i) => [
-        { key: 2 * i, ...side.before, fixed: true },
-        { key: 2 * i + 1, ...side.after, fixed: side.after.to !== now },
+        { key: 2 * i, ...side.before, fixed: 'both' as const },
+        {
+          key: 2 * i + 1,
+          ...side.after,
+          fixed: side.after.to === now ? ('from' as const) : ('both' as const),
+        },
       ]);
       const selected = subfieldNames(info, 'data');
       const withGroups = selected.has('newErrorGroups') || selected.has('resolvedErrorGroups');

@@ -18,8 +18,8 @@ export interface SideWindow {
   readonly key: number;
   readonly from: number;
   readonly to: number;
-  /** Its edges are deployments' instants, not now (RollupWindow.fixed). */
-  readonly fixed: boolean;
+  /** Which of its edges are deployments' instants, not now (RollupWindow.fixed). */
+  readonly fixed: 'both' | 'from';
 }
 
 export interface SideFigures {
@@ -135,7 +135,7 @@ export async function groupsSeenBefore(
     errorGroupCounts,
     organizationId,
     // From the earliest storable time to a deployment: neither edge moves.
-    asked.map((a) => ({ key: a.key, from: earliest, to: a.before, workflowUuid, fixed: true })),
+    asked.map((a) => ({ key: a.key, from: earliest, to: a.before, workflowUuid, fixed: 'both' })),
     { where: { capability_id: [ANY_LEVEL], fingerprint: fingerprints }, groupBy: ['fingerprint'] },
   );
   for (const row of rows) {
