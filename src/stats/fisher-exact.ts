@@ -57,7 +57,13 @@ export function fisherExactTwoSided({ a, b, c, d }: TwoByTwo): number {
     if (weight <= threshold) extreme += weight;
     return weight > negligible;
   };
-  for (let x = mode, weight = 1; x < hi; x++) if (!add((weight *= up(x)))) break;
-  for (let x = mode, weight = 1; x > lo; x--) if (!add((weight /= up(x - 1)))) break;
+  for (let x = mode, weight = 1; x < hi; x++) {
+    weight *= up(x);
+    if (!add(weight)) break;
+  }
+  for (let x = mode, weight = 1; x > lo; x--) {
+    weight /= up(x - 1);
+    if (!add(weight)) break;
+  }
   return Math.min(1, extreme / total);
 }
