@@ -4,7 +4,8 @@
  * that no longer change: the hours of last week an anomaly baseline reads, the days of an
  * objective's period, the windows around a past deployment. A kept piece is used again only when
  * its organization's rollup versions over the piece's days (rollup-versions.store.ts) are those it
- * was read under, so an answer is never older than one read from the database.
+ * was read under, so an answer is never older than one read from the database. What a caller
+ * derives from a whole window (keptPerWindow) is kept under the same check.
  *
  * Bounded in bytes (estimated), least recently used first out. One cache per server process and
  * database: kept answers are that database's, and never leave the process.
