@@ -9,6 +9,7 @@ import {
   type MeasureKind,
   type Measures,
   type MeasureValues,
+  type RawSql,
   type Rollup,
 } from './rollup.js';
 import { type CachedReads, cachedReadsOf, KeptKind } from './window-cache.js';
@@ -221,19 +222,17 @@ function edgeBuckets(raw: string): string {
  * bucket holds fewer rows: the raw rows of the piece, or the bucket's rollup row less the raw rows
  * of the rest of the bucket (SUBTRACTED pieces; none when the rest holds no row, as at the edge
  * of a window that ends now). The sides are weighed by counting the index entries of the rollup's
- * raw tables (`tables`, RollupSpec.rawTables; not those the read's filters leave out), a fraction
- * of the cost of reading them; each count runs only for an edge (CASE evaluates the branch it
- * takes). Only in generic plans (the
- * counts' planning, like edgeBuckets' check, costs more than it saves when planned for each
- * execution).
+ * raw tables (`tables`, RollupSpec.rawTables; not those the read's filters, `sql`, leave out),
+ * a fraction of the cost of reading them; each count runs only for an edge (CASE evaluates the
+ * branch it takes). Only in generic plans (the counts' planning, like edgeBuckets' check, costs
+ * more than it saves when planned for each execution).
  */
-function edgeSides(rollup: AnyRollup, tables: NonNullable<AnyRollup['rawTables']>): string {
-  const allowed = (dimension: string) => filterParams(rollup, dimension).allowed;
+function edgeSides(tables: NonNullable<AnyRollup['rawTables']>, sql: Pick<RawSql, 'allowed'>): string {
   const rows = (lo: string, hi: string) =>
     tables
       .map(
         ([table, time, when]) =>
-          `(select count(*) from ${table} t where ${when === undefined ? '' : `${when({ allowed })} and `}t.organization_id = $1 and t.${time} >= ${lo} and t.${time} < ${hi})`,
+          `(select count(*) from ${table} t where ${when === undefined ? '' : `${when(sql)} and `}t.organization_id = $1 and t.${time} >= ${lo} and t.${time} < ${hi})`,
       )
       .join(' + ');
   return `
@@ -279,13 +278,14 @@ function windowSql(
   const filters = rollup.dimensionNames
     .map((name) => `and ${dimensionCondition(rollup, name, `r.${name}`)}`)
     .join(' ');
+  const allowed = (dimension: string) => filterParams(rollup, dimension).allowed;
   const raw = rollup.raw({
     scope: (column) =>
       scope === 'workflow'
         ? `and ${column} = p.workflow_uuid`
         : `and ${isVisibleWorkflow(column, visibility)}`,
     filter: (dimension, column) => `(${dimensionCondition(rollup, dimension, column)})`,
-    allowed: (dimension) => filterParams(rollup, dimension).allowed,
+    allowed,
   });
   const weighed = subtractedBy(rollup, generic, extremes);
   const parts = `with given as (
@@ -297,7 +297,7 @@ function windowSql(
        !generic
          ? 'select window_key, grain, lo, hi, workflow_uuid from given'
          : weighed !== undefined
-           ? edgeSides(rollup, weighed)
+           ? edgeSides(weighed, { allowed })
            : edgeBuckets(raw)
      }),
      parts as (

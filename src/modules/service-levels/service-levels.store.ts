@@ -221,7 +221,7 @@ export async function readObjectiveCounts(
     measures: ['finished_count', 'duration_bins'],
   } as const;
   const workflows = [...latencyWorkflows].sort();
-  /** A latency set's counts per segment, from `read`'s rows (each a scope's, by `scopeOf`). */
+  /** A latency set's counts per segment, from `read`'s rows (a workflow's, or without one the organization's). */
   const latencyOf = (
     set: SegmentedWindows,
     id: string,
