@@ -6,26 +6,24 @@
 /** The median: the middle value, or the mean of the middle two when their number is even. Null when empty. */
 export function median(values: readonly number[]): number | null {
   if (values.length === 0) return null;
-  return middle([...values].sort(ascending));
+  return middle(sortAscending(Float64Array.from(values)));
 }
 
-const ascending = (a: number, b: number) => a - b;
-
 /** The median of sorted, non-empty `values`. */
-function middle(sorted: readonly number[]): number {
+function middle(sorted: ArrayLike<number>): number {
   const mid = sorted.length >> 1;
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 /** The median absolute deviation of `values` from `centre`. */
 export function medianAbsoluteDeviation(values: readonly number[], centre: number): number | null {
-  return values.length === 0 ? null : deviationsMedian([...values], centre);
+  return values.length === 0 ? null : deviationsMedian(Float64Array.from(values), centre);
 }
 
 /** The median absolute deviation of non-empty `values` from `centre`, computed in `values` (overwritten). */
-function deviationsMedian(values: number[], centre: number): number {
+function deviationsMedian(values: Float64Array, centre: number): number {
   for (let i = 0; i < values.length; i++) values[i] = Math.abs(values[i]! - centre);
-  return middle(values.sort(ascending));
+  return middle(sortAscending(values));
 }
 
 /** 1 / Φ⁻¹(3/4): scales the MAD to a normal distribution's standard deviation. */
@@ -43,11 +41,23 @@ export interface Band {
  * max(10% of expected, `unit`); lower = max(0, expected - k x spread), upper = expected + k x spread.
  */
 export function robustBand(baseline: readonly number[], sensitivity: number, unit: number): Band | null {
-  if (baseline.length === 0) return null;
-  // One copy for both medians (this runs for every point judged).
-  const values = [...baseline].sort(ascending);
-  const expected = middle(values);
-  const mad = deviationsMedian(values, expected);
+  return robustBandIn(Float64Array.from(baseline), baseline.length, sensitivity, unit);
+}
+
+/**
+ * robustBand of the first `length` values of `values`, computed in place (they are reordered and
+ * overwritten): judging reuses one small array for every point's baseline.
+ */
+export function robustBandIn(
+  values: Float64Array,
+  length: number,
+  sensitivity: number,
+  unit: number,
+): Band | null {
+  if (length === 0) return null;
+  const sorted = sortAscending(values.subarray(0, length));
+  const expected = middle(sorted);
+  const mad = deviationsMedian(sorted, expected);
   const spread = Math.max(MAD_SCALE * mad, 0.1 * Math.abs(expected), unit);
   return {
     expected,
@@ -55,6 +65,21 @@ export function robustBand(baseline: readonly number[], sensitivity: number, uni
     lower: Math.max(0, expected - sensitivity * spread),
     upper: expected + sensitivity * spread,
   };
+}
+
+/** Sorts `values` ascending in place, by insertion when few (a baseline holds at most a dozen). */
+function sortAscending(values: Float64Array): Float64Array {
+  if (values.length > 16) return values.sort();
+  for (let i = 1; i < values.length; i++) {
+    const value = values[i]!;
+    let j = i - 1;
+    while (j >= 0 && values[j]! > value) {
+      values[j + 1] = values[j]!;
+      j--;
+    }
+    values[j + 1] = value;
+  }
+  return values;
 }
 
 export interface Judged {

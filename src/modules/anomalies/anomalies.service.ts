@@ -15,13 +15,7 @@ import {
   firstExecutionStarts,
   WHOLE_SCOPE,
 } from './anomalies.store.js';
-import {
-  baselineStarts,
-  observedValue,
-  type Point,
-  pointOf,
-  type ScopeFigures,
-} from './anomaly-detection.js';
+import { Baselines, observedValue, type Point, type ScopeFigures } from './anomaly-detection.js';
 
 export interface SeriesOf {
   readonly metric: AnomalyMetric;
@@ -83,10 +77,11 @@ export async function detectAnomalies(
   query: DetectQuery,
 ): Promise<SeriesOf[]> {
   const { buckets, width } = query;
-  const starts = [...new Set(buckets.flatMap((b) => [b.from, ...baselineStarts(b.from, width)]))].sort(
-    (a, b) => a - b,
+  const baselines = new Baselines(
+    buckets.map((bucket) => bucket.from),
+    width,
   );
-  const keyOf = new Map(starts.map((start, key) => [start, key]));
+  const { starts } = baselines;
   const perWorkflow = query.workflowUuid === null && query.perWorkflow;
   const withDurations = query.metrics.includes('DURATION_P95');
   // Every metric the figures read give: the values kept serve any request that reads as much.
@@ -126,14 +121,14 @@ export async function detectAnomalies(
   const firstOfAll = firsts.size === 0 ? undefined : Math.min(...firsts.values());
   const metricIndex = new Map(read.map((metric, i) => [metric, i]));
   const scopeOf = (scope: string): ScopeFigures => {
-    // The scope's values by metric and bucket key: a value is looked up about 13 times per point.
+    // The scope's values by metric and bucket key.
     const columns = read.map(() => new Array<number | null>(starts.length));
     for (let key = 0; key < starts.length; key++) {
       const of = values.get(key)?.get(scope) ?? nothing;
       for (let m = 0; m < read.length; m++) columns[m]![key] = of[read[m]!] ?? null;
     }
     return {
-      valueAt: (metric, start) => columns[metricIndex.get(metric)!]![keyOf.get(start)!]!,
+      valuesOf: (metric) => columns[metricIndex.get(metric)!]!,
       firstExecution: scope === WHOLE_SCOPE ? firstOfAll : firsts.get(scope),
     };
   };
@@ -151,9 +146,7 @@ export async function detectAnomalies(
       series.push({
         metric,
         workflowUuid,
-        points: buckets.map((b) =>
-          pointOf(metric, figuresOfScope, b.from, width, query.sensitivity, query.now),
-        ),
+        points: baselines.pointsOf(metric, figuresOfScope, query.sensitivity, query.now),
       });
     }
   }

@@ -6,7 +6,7 @@
 
 import { DAY } from '../../lib/time.js';
 import type { AnomalyMetric } from '../../schema/schema-types.generated.js';
-import { judge, robustBand } from '../../stats/robust-band.js';
+import { judge, robustBandIn } from '../../stats/robust-band.js';
 import { percentiles } from '../durations/percentiles.js';
 import type { BucketFigures } from './anomalies.store.js';
 
@@ -26,11 +26,11 @@ const UNIT: Readonly<Record<AnomalyMetric, number>> = { EXECUTIONS: 1, FAILURE_R
 /** The values of one scope's buckets, and what the rules need to know about the scope. */
 export interface ScopeFigures {
   /**
-   * The observed value of `metric` in the bucket starting at `start` (observedValue of its
-   * figures, zero figures when nothing started in it). A bucket is the baseline of up to 12
-   * others, so callers keep each value once rather than compute a p95 again for each.
+   * The observed value of `metric` in each bucket read (observedValue of its figures, zero
+   * figures when nothing started in it), by the bucket's key in Baselines.starts. A bucket is the
+   * baseline of up to 12 others, so each value is computed once.
    */
-  valueAt(metric: AnomalyMetric, start: number): number | null;
+  valuesOf(metric: AnomalyMetric): ArrayLike<number | null>;
   /** When the scope's first execution started; undefined when it has none. */
   readonly firstExecution: number | undefined;
 }
@@ -51,21 +51,6 @@ export function observedValue(metric: AnomalyMetric, figures: BucketFigures): nu
   }
 }
 
-/** A bucket's value as a baseline: as observed, but counts of a bucket ended before the scope's first execution have none. */
-function baselineValue(
-  metric: AnomalyMetric,
-  scope: ScopeFigures,
-  start: number,
-  width: number,
-): number | null {
-  if (
-    metric === 'EXECUTIONS' &&
-    (scope.firstExecution === undefined || start + width <= scope.firstExecution)
-  )
-    return null;
-  return scope.valueAt(metric, start);
-}
-
 /** Starts of every bucket a bucket's baseline may read: four weeks back, then the 8 buckets before. */
 export function baselineStarts(start: number, width: number): number[] {
   const starts: number[] = [];
@@ -74,26 +59,78 @@ export function baselineStarts(start: number, width: number): number[] {
   return starts;
 }
 
-/** The baseline values of the bucket at `start`: the same time of the week first, else the buckets just before; null with too few. */
-export function baselineOf(
-  metric: AnomalyMetric,
-  scope: ScopeFigures,
-  start: number,
-  width: number,
-): number[] | null {
-  const starts = baselineStarts(start, width);
-  const pick = (from: number, to: number) => {
-    const values: number[] = [];
-    for (let i = from; i < to; i++) {
-      const value = baselineValue(metric, scope, starts[i]!, width);
-      if (value !== null) values.push(value);
-    }
-    return values;
-  };
-  const weekly = pick(0, WEEKS_BACK);
-  if (weekly.length >= MIN_BASELINE) return weekly;
-  const recent = pick(WEEKS_BACK, starts.length);
-  return recent.length >= MIN_BASELINE ? recent : null;
+/**
+ * The buckets judged and every bucket their baselines read, numbered once for a request: each
+ * scope's values are arrays by these keys, and a point's baseline is a run of keys, where looking
+ * each start up again cost every point a dozen map lookups.
+ */
+export class Baselines {
+  /** Every bucket start read, ascending; a bucket's key is its index here. */
+  readonly starts: readonly number[];
+  /** Per judged bucket, the keys of its baseline: WEEKS_BACK weekly, then BUCKETS_BACK recent. */
+  readonly #keys: Int32Array;
+  /** The judged buckets' own keys. */
+  readonly #judgedKeys: Int32Array;
+
+  /** @param judged the starts of the buckets judged, each `width` long. */
+  constructor(
+    readonly judged: readonly number[],
+    readonly width: number,
+  ) {
+    const back = judged.map((start) => baselineStarts(start, width));
+    this.starts = [...new Set([...judged, ...back.flat()])].sort((a, b) => a - b);
+    const keyOf = new Map(this.starts.map((start, key) => [start, key]));
+    this.#keys = Int32Array.from(back.flat(), (start) => keyOf.get(start)!);
+    this.#judgedKeys = Int32Array.from(judged, (start) => keyOf.get(start)!);
+  }
+
+  /**
+   * The points of `metric` for the judged buckets, in their order: anomalous when observed lies
+   * outside [lower, upper], except an EXECUTIONS bucket that has not ended at `now` (its count is
+   * partial). A baseline is the same time of the week in the four weeks before when at least
+   * MIN_BASELINE of them have a value, else the 8 buckets just before, else none; counts of a
+   * bucket ended before the scope's first execution have none.
+   */
+  pointsOf(metric: AnomalyMetric, scope: ScopeFigures, sensitivity: number, now: number): Point[] {
+    const values = scope.valuesOf(metric);
+    const { starts, width } = this;
+    const first = metric === 'EXECUTIONS' ? (scope.firstExecution ?? Number.POSITIVE_INFINITY) : null;
+    const baseline = new Float64Array(WEEKS_BACK + BUCKETS_BACK);
+    /** Puts the values at keys [from, to) of bucket i's baseline into `baseline`: how many. */
+    const pick = (i: number, from: number, to: number) => {
+      let n = 0;
+      for (let k = from; k < to; k++) {
+        const key = this.#keys[i * (WEEKS_BACK + BUCKETS_BACK) + k]!;
+        if (first !== null && starts[key]! + width <= first) continue;
+        const value = values[key];
+        if (value !== null && value !== undefined) baseline[n++] = value;
+      }
+      return n;
+    };
+    return this.judged.map((start, i) => {
+      let n = pick(i, 0, WEEKS_BACK);
+      if (n < MIN_BASELINE) {
+        n = pick(i, WEEKS_BACK, WEEKS_BACK + BUCKETS_BACK);
+        if (n < MIN_BASELINE) n = 0;
+      }
+      const observed = values[this.#judgedKeys[i]!] ?? null;
+      const band = robustBandIn(baseline, n, sensitivity, UNIT[metric]);
+      const partial = metric === 'EXECUTIONS' && start + width > now;
+      const judged = band !== null && observed !== null ? judge(observed, band) : null;
+      const anomalous = (judged?.anomalous ?? false) && !partial;
+      return {
+        from: start,
+        to: start + width,
+        observed,
+        expected: band?.expected ?? null,
+        lower: band?.lower ?? null,
+        upper: band?.upper ?? null,
+        anomalous,
+        direction: anomalous ? judged!.direction : null,
+        score: anomalous ? judged!.score : null,
+      };
+    });
+  }
 }
 
 export interface Point {
@@ -107,35 +144,4 @@ export interface Point {
   /** When anomalous. */
   readonly direction: 'UP' | 'DOWN' | null;
   readonly score: number | null;
-}
-
-/**
- * The point of the bucket [start, start + width): anomalous when observed lies outside
- * [lower, upper], except an EXECUTIONS bucket that has not ended at `now` (its count is partial).
- */
-export function pointOf(
-  metric: AnomalyMetric,
-  scope: ScopeFigures,
-  start: number,
-  width: number,
-  sensitivity: number,
-  now: number,
-): Point {
-  const observed = scope.valueAt(metric, start);
-  const baseline = baselineOf(metric, scope, start, width);
-  const band = baseline === null ? null : robustBand(baseline, sensitivity, UNIT[metric]);
-  const partial = metric === 'EXECUTIONS' && start + width > now;
-  const judged = band !== null && observed !== null ? judge(observed, band) : null;
-  const anomalous = (judged?.anomalous ?? false) && !partial;
-  return {
-    from: start,
-    to: start + width,
-    observed,
-    expected: band?.expected ?? null,
-    lower: band?.lower ?? null,
-    upper: band?.upper ?? null,
-    anomalous,
-    direction: anomalous ? judged!.direction : null,
-    score: anomalous ? judged!.score : null,
-  };
 }
