@@ -37,8 +37,11 @@ export interface DetectQuery {
   readonly now: number;
 }
 
-/** A bucket's observed value of each metric read (anomaly-detection.ts, observedValue). */
-type ObservedValues = Readonly<Partial<Record<AnomalyMetric, number | null>>>;
+/**
+ * A bucket's observed value of each metric read (anomaly-detection.ts, observedValue), in the
+ * order of the metrics read (`read` below, which the kept values' id names).
+ */
+type ObservedValues = ReadonlyArray<number | null>;
 
 /** Per scope: '' (WHOLE_SCOPE) the scope as a whole, else a workflow's uuid. */
 type BucketValues = ReadonlyMap<string, ObservedValues>;
@@ -65,7 +68,7 @@ const EMPTY: BucketFigures = {
 };
 
 const observedValues = (figures: BucketFigures, metrics: readonly AnomalyMetric[]): ObservedValues =>
-  Object.fromEntries(metrics.map((metric) => [metric, observedValue(metric, figures)]));
+  metrics.map((metric) => observedValue(metric, figures));
 
 /**
  * The series of each metric for the scope (and, with `perWorkflow`, for each workflow that has
@@ -119,26 +122,36 @@ export async function detectAnomalies(
   ]);
   const nothing = observedValues(EMPTY, read);
   const firstOfAll = firsts.size === 0 ? undefined : Math.min(...firsts.values());
+  // Each scope's values by metric and bucket key, in one pass over the kept values; a bucket
+  // without the scope's figures holds those of nothing started.
+  const columnsOf = new Map<string, Array<Array<number | null>>>();
+  const columns = (scope: string) => {
+    let found = columnsOf.get(scope);
+    if (found === undefined) {
+      found = nothing.map((value) => new Array<number | null>(starts.length).fill(value));
+      columnsOf.set(scope, found);
+    }
+    return found;
+  };
+  columns(WHOLE_SCOPE);
+  for (let key = 0; key < starts.length; key++) {
+    for (const [scope, of] of values.get(key) ?? []) {
+      if (scope !== WHOLE_SCOPE && !perWorkflow) continue;
+      const found = columns(scope);
+      for (let m = 0; m < of.length; m++) found[m]![key] = of[m]!;
+    }
+  }
   const metricIndex = new Map(read.map((metric, i) => [metric, i]));
   const scopeOf = (scope: string): ScopeFigures => {
-    // The scope's values by metric and bucket key.
-    const columns = read.map(() => new Array<number | null>(starts.length));
-    for (let key = 0; key < starts.length; key++) {
-      const of = values.get(key)?.get(scope) ?? nothing;
-      for (let m = 0; m < read.length; m++) columns[m]![key] = of[read[m]!] ?? null;
-    }
+    const found = columns(scope);
     return {
-      valuesOf: (metric) => columns[metricIndex.get(metric)!]!,
+      valuesOf: (metric) => found[metricIndex.get(metric)!]!,
       firstExecution: scope === WHOLE_SCOPE ? firstOfAll : firsts.get(scope),
     };
   };
   const scopes: Array<[string, string | null]> = [[WHOLE_SCOPE, query.workflowUuid]];
-  if (perWorkflow) {
-    const workflows = new Set<string>();
-    for (const byScope of values.values()) for (const scope of byScope.keys()) workflows.add(scope);
-    workflows.delete(WHOLE_SCOPE);
-    for (const uuid of [...workflows].sort()) scopes.push([uuid, uuid]);
-  }
+  for (const uuid of [...columnsOf.keys()].filter((scope) => scope !== WHOLE_SCOPE).sort())
+    scopes.push([uuid, uuid]);
   const series: SeriesOf[] = [];
   for (const [scope, workflowUuid] of scopes) {
     const figuresOfScope = scopeOf(scope);
