@@ -12,21 +12,16 @@ import {
   type RawSql,
   type Rollup,
 } from './rollup.js';
-import { type CachedReads, cachedReadsOf, KeptKind } from './window-cache.js';
+import { type CachedReads, cachedReadsOf, KeptKind, type KeptWindow, keepsPiece } from './window-cache.js';
 import { coverWindow, RAW, SUBTRACTED, type TimeWindow, type WindowPiece } from './windows.js';
 
-/** A window to aggregate: one workflow's rows, or (null) every visible workflow of the organization. */
-export interface RollupWindow extends TimeWindow {
-  /** The caller's name for the window's answer. */
-  readonly key: number;
+/**
+ * A window to aggregate: one workflow's rows, or (null) every visible workflow of the
+ * organization. With a cache, the raw rows of its `fixed` edges are kept as rollup rows are
+ * (KeptWindow.fixed).
+ */
+export interface RollupWindow extends TimeWindow, Pick<KeptWindow, 'key' | 'fixed'> {
   readonly workflowUuid: string | null;
-  /**
-   * Which of its edges are instants that do not move with now: `both` (a window between two
-   * deployments), or `from` only (a window from a deployment to now). With a cache, the raw rows of
-   * such an edge are kept as rollup rows are. Others are read every time, as the edges of a window
-   * that ends now, which no later read asks for again.
-   */
-  readonly fixed?: 'both' | 'from';
 }
 
 export interface ReadOptions<D extends string> {
@@ -544,11 +539,7 @@ async function readCached<D extends string, MS extends Measures>(
         piece,
         workflowUuid: window.workflowUuid,
         window: window.key,
-        // Rollup rows, and the raw rows of edges that stay where they are.
-        keep:
-          piece.grain > 0 ||
-          (piece.to !== null &&
-            (window.fixed === 'both' || (window.fixed === 'from' && piece.to !== window.to))),
+        keep: keepsPiece(window, piece),
       });
   }
   const kept = all.filter(({ keep }) => keep);

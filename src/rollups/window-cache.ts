@@ -14,7 +14,7 @@ import type { Database, Queryable } from '../db/database.js';
 import { floorTo } from '../lib/buckets.js';
 import { DAY } from '../lib/time.js';
 import { type RollupVersions, readRollupVersions } from './rollup-versions.store.js';
-import { coverWindow } from './windows.js';
+import { coverWindow, type WindowPiece } from './windows.js';
 
 /**
  * A kind of kept answer: the name its keys are kept under, apart from other kinds', and the type of
@@ -162,27 +162,49 @@ export interface KeptWindow {
   readonly key: number;
   readonly from: number;
   readonly to: number;
+  /**
+   * Which of its edges are instants that do not move with now: `both` (a window between two
+   * deployments), or `from` only (a window from a deployment to now). The raw rows of such an
+   * edge may be kept as rollup rows are; the edges of a window that ends now no later read asks
+   * for again.
+   */
+  readonly fixed?: 'both' | 'from';
+}
+
+/**
+ * Whether `piece` of `window` may be kept: rollup rows, and the raw rows of an edge that stays
+ * where it is. Raw rows of a day change only through ingestion, which raises the day's counter
+ * (rollup-versions.store.ts), so a fixed edge is checked as a rollup piece is.
+ */
+export function keepsPiece(
+  window: { readonly to: number | null; readonly fixed?: KeptWindow['fixed'] },
+  piece: Pick<WindowPiece, 'grain' | 'to'>,
+): boolean {
+  return (
+    piece.grain > 0 ||
+    (piece.to !== null && (window.fixed === 'both' || (window.fixed === 'from' && piece.to !== window.to)))
+  );
 }
 
 /**
  * Values derived from rollup windows (what a caller computes from a window's rows: an anomaly
  * bucket's observed values), each kept per window while the days it touches are unchanged, under
  * the same check as kept pieces. `derive` computes the values of the windows not kept, one for
- * each; without a cache (a transaction, or none configured), of every window. Only windows that
- * rollup rows answer whole in each of `rollups` (no raw edge) are kept, as only such pieces are.
+ * each; without a cache (a transaction, or none configured), of every window. Only windows whose
+ * every piece in each of `rollups` may be kept (keepsPiece: rollup rows, fixed edges) are kept.
  * `id` names what besides the window the values depend on (scope, filters, what was asked).
  */
-export async function keptPerWindow<T>(
+export async function keptPerWindow<T, W extends KeptWindow = KeptWindow>(
   db: Queryable,
   kind: KeptKind<T>,
   organizationId: string,
-  windows: readonly KeptWindow[],
+  windows: readonly W[],
   options: {
     readonly rollups: ReadonlyArray<Parameters<typeof coverWindow>[0]>;
     readonly id: string;
     /** A value's estimated heap size. */
     readonly bytes: (value: T) => number;
-    readonly derive: (windows: readonly KeptWindow[]) => Promise<ReadonlyMap<number, T>>;
+    readonly derive: (windows: readonly W[]) => Promise<ReadonlyMap<number, T>>;
   },
 ): Promise<Map<number, T>> {
   const reads = cachedReadsOf(db);
@@ -190,7 +212,9 @@ export async function keptPerWindow<T>(
     reads === undefined
       ? []
       : windows.filter((window) =>
-          options.rollups.every((rollup) => coverWindow(rollup, window).every((piece) => piece.grain > 0)),
+          options.rollups.every((rollup) =>
+            coverWindow(rollup, window).every((piece) => keepsPiece(window, piece)),
+          ),
         );
   if (reads === undefined || keepable.length === 0) return new Map(await options.derive(windows));
   const versions = await reads.versions(
@@ -198,14 +222,14 @@ export async function keptPerWindow<T>(
     organizationId,
     keepable.reduce((first, window) => Math.min(first, window.from), Number.POSITIVE_INFINITY),
   );
-  const kept = new Map<KeptWindow, { readonly id: string; readonly version: string }>();
+  const kept = new Map<W, { readonly id: string; readonly version: string }>();
   for (const window of keepable)
     kept.set(window, {
       id: `${organizationId}|${options.id}|${window.from}|${window.to}`,
       version: versions.of(window.from, window.to),
     });
   const answer = new Map<number, T>();
-  const missing: KeptWindow[] = [];
+  const missing: W[] = [];
   for (const window of windows) {
     const tag = kept.get(window);
     const value = tag === undefined ? undefined : reads.cache.get(kind, tag.id, tag.version);

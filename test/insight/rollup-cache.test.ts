@@ -391,13 +391,18 @@ describe('rollup answers a server keeps while their days are unchanged', () => {
     assert.ok(executions.points.some((point) => (point.observed ?? 0) > 0));
   });
 
-  it('derives again every time the values of a window with a raw edge, which it does not keep', async () => {
+  it('derives again every time the values of a window with a raw edge that moves, and keeps those whose edges are fixed', async () => {
     const cache = new WindowCache(1024 * 1024);
     const KIND = new KeptKind<number>('test derived');
     const derived: number[][] = [];
+    const edged = { from: DAY_START + 2 * HOUR + 17 * SECOND, to: DAY_START + 3 * HOUR + 5 * SECOND };
     const windows = [
       { key: 0, from: DAY_START + 2 * HOUR, to: DAY_START + 3 * HOUR },
       { key: 1, from: DAY_START + 2 * HOUR + 17 * SECOND, to: DAY_START + 3 * HOUR },
+      // Between two instants that do not move (deployments): kept, raw edges and all.
+      { key: 2, ...edged, fixed: 'both' as const },
+      // From such an instant to now: its end moves.
+      { key: 3, ...edged, fixed: 'from' as const },
     ];
     const read = () =>
       keptPerWindow(withWindowCache(database.db, cache), KIND, tenant.organizationId, windows, {
@@ -409,15 +414,18 @@ describe('rollup answers a server keeps while their days are unchanged', () => {
           return new Map(missing.map((window) => [window.key, window.key * 10]));
         },
       });
-    assert.deepEqual([...(await read())].sort(), [
+    const all = [
       [0, 0],
       [1, 10],
+      [2, 20],
+      [3, 30],
+    ];
+    assert.deepEqual([...(await read())].sort(), all);
+    assert.deepEqual([...(await read())].sort(), all);
+    assert.deepEqual(derived, [
+      [0, 1, 2, 3],
+      [1, 3],
     ]);
-    assert.deepEqual([...(await read())].sort(), [
-      [0, 0],
-      [1, 10],
-    ]);
-    assert.deepEqual(derived, [[0, 1], [1]]);
   });
 
   it('keeps nothing of a read inside a transaction, which sees its own uncommitted rollups', async () => {

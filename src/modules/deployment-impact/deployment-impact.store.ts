@@ -7,18 +7,18 @@ import { genericPlan, type Queryable } from '../../db/database.js';
 import { BinCounts } from '../../rollups/bin-counts.js';
 import { durations, EXECUTION_LEVEL } from '../../rollups/durations.rollup.js';
 import { ANY_LEVEL, errorGroupCounts } from '../../rollups/error-groups.rollup.js';
-import { countWindows } from '../../rollups/execution-counts.store.js';
+import { executionCounts } from '../../rollups/execution-counts.rollup.js';
 import { type RollupWindow, readWindows } from '../../rollups/rollup-reader.store.js';
+import { KeptKind, type KeptWindow, keptPerWindow } from '../../rollups/window-cache.js';
 import type { GroupCount } from '../error-groups/error-groups.store.js';
 
 export const FINISHED = ['SUCCESS', 'FAILURE'] as const;
 
-/** A window of one workflow's execution starts: `from` inclusive, `to` exclusive (ms). */
-export interface SideWindow {
-  readonly key: number;
-  readonly from: number;
-  readonly to: number;
-  /** Which of its edges are deployments' instants, not now (RollupWindow.fixed). */
+/**
+ * A window of one workflow's execution starts: `from` inclusive, `to` exclusive (ms); `fixed`
+ * says which of its edges are deployments' instants, not now.
+ */
+export interface SideWindow extends KeptWindow {
   readonly fixed: 'both' | 'from';
 }
 
@@ -42,73 +42,116 @@ const toRollupWindows = (workflowUuid: string, windows: readonly SideWindow[]): 
     fixed: w.fixed,
   }));
 
-/** Finished executions, failures and durations of each window: two statements for all of them. */
-export async function sideFigures(
+/**
+ * A side's figures and error groups, kept per window while its days are unchanged
+ * (window-cache.ts): every side but the latest deployment's after lies between two deployments'
+ * instants, so it is read once, not on every request for the workflow's deployments.
+ */
+const SIDE_FIGURES = new KeptKind<SideFigures>('deployment side figures');
+const SIDE_GROUPS = new KeptKind<ReadonlyMap<string, GroupCount>>('deployment side error groups');
+
+const sideFiguresBytes = (figures: SideFigures) => 300 + 8 * figures.bins.span;
+const sideGroupsBytes = (groups: ReadonlyMap<string, GroupCount>) => 100 + 200 * groups.size;
+
+/** Finished executions, failures and durations of each window: two statements for those not kept. */
+export function sideFigures(
   db: Queryable,
   organizationId: string,
   workflowUuid: string,
   windows: readonly SideWindow[],
 ): Promise<Map<number, SideFigures>> {
-  const rollupWindows = toRollupWindows(workflowUuid, windows);
-  const [counts, durationRows] = await Promise.all([
-    countWindows(db, organizationId, rollupWindows, FINISHED),
-    readWindows(db, durations, organizationId, rollupWindows, {
-      where: { capability_id: [EXECUTION_LEVEL], status: FINISHED },
-      groupBy: [],
-      measures: ['finished_count', 'duration_min_ms', 'duration_max_ms', 'duration_bins'],
-    }),
-  ]);
-  const byKey = new Map(durationRows.map((row) => [row.key, row.values]));
-  return new Map(
-    windows.map((w) => {
-      const count = counts.get(w.key)!;
-      const d = byKey.get(w.key);
-      return [
-        w.key,
-        {
-          executions: count.total,
-          failures: count.byStatus.get('FAILURE') ?? 0,
-          durationCount: d?.finished_count ?? 0,
-          bins: d?.duration_bins ?? new BinCounts(),
-          minMs: d?.duration_min_ms ?? null,
-          maxMs: d?.duration_max_ms ?? null,
-        },
-      ];
-    }),
-  );
+  return keptPerWindow(db, SIDE_FIGURES, organizationId, windows, {
+    rollups: [executionCounts, durations],
+    id: `side|${workflowUuid}`,
+    bytes: sideFiguresBytes,
+    derive: async (missing) => {
+      const rollupWindows = toRollupWindows(workflowUuid, missing);
+      const [counts, durationRows] = await Promise.all([
+        readWindows(db, executionCounts, organizationId, rollupWindows, {
+          where: { status: FINISHED },
+          groupBy: ['status'],
+          measures: ['execution_count'],
+        }),
+        readWindows(db, durations, organizationId, rollupWindows, {
+          where: { capability_id: [EXECUTION_LEVEL], status: FINISHED },
+          groupBy: [],
+          measures: ['finished_count', 'duration_min_ms', 'duration_max_ms', 'duration_bins'],
+        }),
+      ]);
+      const answer = new Map<number, SideFigures>(
+        missing.map((w) => [
+          w.key,
+          {
+            executions: 0,
+            failures: 0,
+            durationCount: 0,
+            bins: new BinCounts(),
+            minMs: null,
+            maxMs: null,
+          },
+        ]),
+      );
+      for (const row of counts) {
+        const side = answer.get(row.key)!;
+        const n = row.values.execution_count;
+        answer.set(row.key, {
+          ...side,
+          executions: side.executions + n,
+          failures: side.failures + (row.dimensions.status === 'FAILURE' ? n : 0),
+        });
+      }
+      for (const row of durationRows) {
+        answer.set(row.key, {
+          ...answer.get(row.key)!,
+          durationCount: row.values.finished_count,
+          bins: row.values.duration_bins,
+          minMs: row.values.duration_min_ms,
+          maxMs: row.values.duration_max_ms,
+        });
+      }
+      return answer;
+    },
+  });
 }
 
 /**
  * The error groups of the workflow in each window, at any level (each execution once): one
- * statement for all the windows.
+ * statement for the windows not kept.
  */
-export async function groupsInWindows(
+export function groupsInWindows(
   db: Queryable,
   organizationId: string,
   workflowUuid: string,
   windows: readonly SideWindow[],
-): Promise<Map<number, Map<string, GroupCount>>> {
-  const rows = await readWindows(
-    db,
-    errorGroupCounts,
-    organizationId,
-    toRollupWindows(workflowUuid, windows),
-    {
-      where: { capability_id: [ANY_LEVEL] },
-      groupBy: ['fingerprint'],
+): Promise<Map<number, ReadonlyMap<string, GroupCount>>> {
+  return keptPerWindow(db, SIDE_GROUPS, organizationId, windows, {
+    rollups: [errorGroupCounts],
+    id: `groups|${workflowUuid}`,
+    bytes: sideGroupsBytes,
+    derive: async (missing) => {
+      const rows = await readWindows(
+        db,
+        errorGroupCounts,
+        organizationId,
+        toRollupWindows(workflowUuid, missing),
+        {
+          where: { capability_id: [ANY_LEVEL] },
+          groupBy: ['fingerprint'],
+        },
+      );
+      const answer = new Map(missing.map((w) => [w.key, new Map<string, GroupCount>()]));
+      for (const row of rows) {
+        if (row.values.execution_count <= 0) continue;
+        const { fingerprint } = row.dimensions;
+        answer.get(row.key)!.set(fingerprint, {
+          fingerprint,
+          occurrences: row.values.occurrences,
+          executionCount: row.values.execution_count,
+        });
+      }
+      return answer;
     },
-  );
-  const answer = new Map(windows.map((w) => [w.key, new Map<string, GroupCount>()]));
-  for (const row of rows) {
-    if (row.values.execution_count <= 0) continue;
-    const { fingerprint } = row.dimensions;
-    answer.get(row.key)!.set(fingerprint, {
-      fingerprint,
-      occurrences: row.values.occurrences,
-      executionCount: row.values.execution_count,
-    });
-  }
-  return answer;
+  });
 }
 
 /**
