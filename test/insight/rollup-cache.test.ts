@@ -3,12 +3,14 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { detectAnomalies } from '../../src/modules/anomalies/anomalies.service.js';
 import { baselineStarts } from '../../src/modules/anomalies/anomaly-detection.js';
-import { insertObjective } from '../../src/modules/service-levels/objectives.store.js';
+import { insertObjective, listObjectives } from '../../src/modules/service-levels/objectives.store.js';
+import { readObjectiveCounts } from '../../src/modules/service-levels/service-levels.store.js';
 import { BinCounts } from '../../src/rollups/bin-counts.js';
 import { durations, EXECUTION_LEVEL } from '../../src/rollups/durations.rollup.js';
 import { readWindows } from '../../src/rollups/rollup-reader.store.js';
 import { RollupVersions } from '../../src/rollups/rollup-versions.store.js';
 import { KeptKind, keptPerWindow, WindowCache, withWindowCache } from '../../src/rollups/window-cache.js';
+import { RAW } from '../../src/rollups/windows.js';
 import { openTestDatabase, type TestDatabase } from '../harness/database.js';
 import { createTenant, deployment, execution, ingest, type Tenant, workflow } from '../harness/fixtures.js';
 import { startServer, type TestServer } from '../harness/server.js';
@@ -182,6 +184,42 @@ describe('rollup answers a server keeps while their days are unchanged', () => {
       [42, 42, 42],
     );
     assert.deepEqual(later, await levels(uncached));
+  });
+
+  it('reads again only the raw edges of the windows of service levels when now has moved within its minute', async () => {
+    const statements: Array<{ text: string; grains: unknown }> = [];
+    const counting = {
+      ...database.db,
+      query: <Row>(text: string, params?: readonly unknown[]) => {
+        statements.push({ text, grains: params?.[2] });
+        return database.db.query<Row>(text, params);
+      },
+    };
+    const cache = new WindowCache(4 * 1024 * 1024);
+    const objectives = await listObjectives(database.db, tenant.organizationId, null);
+    assert.equal(objectives.length, OBJECTIVES.length);
+    const minute = Math.floor(NOW / MINUTE) * MINUTE;
+    const read = (now: number) =>
+      readObjectiveCounts(
+        withWindowCache(counting as typeof database.db, cache),
+        tenant.organizationId,
+        objectives,
+        now,
+      );
+    await read(minute + 20 * SECOND);
+    statements.length = 0;
+    const moved = await read(minute + 27 * SECOND);
+    const windowReads = statements.filter(({ text }) => /with given as/.test(text));
+    // Success counts, a workflow's latency, the organization's: each its raw edges only, one piece
+    // for each: the start of each window (the 7-day period and the seven burn windows, all at 27
+    // seconds past a minute) and their shared end. The other windows' pieces are not cut there.
+    assert.equal(windowReads.length, 3, statements.map(({ text }) => text).join('\n---\n'));
+    for (const { grains } of windowReads)
+      assert.deepEqual(grains, Array.from({ length: 8 + 1 }, () => RAW));
+    assert.deepEqual(
+      moved,
+      await readObjectiveCounts(database.db, tenant.organizationId, objectives, minute + 27 * SECOND),
+    );
   });
 
   it('answers deployment impact from the edges it kept at deployments, exactly as a server that keeps nothing', async () => {

@@ -41,17 +41,28 @@ export type ObjectiveScope = Pick<
  * between their pieces' edges. Every window ends now, so they share their end and, nested in one
  * another, their buckets: read one by one, the longest window's days were read again for each
  * shorter period, and the buckets of the last hours for every window. Cut at every edge of every
- * window's pieces (coverWindow, the cover the reader itself makes), each bucket is read once, in a
- * segment that is one piece of the reader's, and a window's counts are the sum of its segments'
- * (disjoint, so exactly). The segments are organization-wide: one read, grouped by workflow,
- * answers every workflow's windows at the cost of the organization's, where a read per workflow
- * cost a probe per piece and workflow.
+ * window's rollup pieces (coverWindow, the cover the reader itself makes), each bucket is read
+ * once, in a segment of whole buckets, and a window's counts are the sum of its run of segments
+ * (disjoint, so exactly) and of its raw edges, read apart as segments of their own. The segments
+ * are organization-wide: one read, grouped by workflow, answers every workflow's windows at the
+ * cost of the organization's, where a read per workflow cost a probe per piece and workflow.
+ *
+ * A raw edge moves with now, on every request. Cutting the other windows' pieces at it made
+ * segments that moved too, each a ladder of finer pieces read and summed again every time; apart,
+ * an edge is one piece under a minute (five beyond the days that keep minute rows), and the
+ * segments of whole buckets change only as now passes a bucket's end.
  */
 class SegmentedWindows {
   readonly segments: KeptWindow[] = [];
   private readonly lengths = new Set<number>();
-  /** By length: the window's segments, keys `first` to before `end` (they are contiguous). */
-  private readonly parts = new Map<number, { first: number; end: number }>();
+  /**
+   * By length: the window's segments of whole buckets, keys `first` to before `end` (they are
+   * contiguous), and the keys of its raw edges.
+   */
+  private readonly parts = new Map<
+    number,
+    { readonly first: number; readonly end: number; readonly edges: readonly number[] }
+  >();
 
   constructor(
     private readonly now: number,
@@ -65,31 +76,50 @@ class SegmentedWindows {
   /** Makes the segments of every window added; call once, after the last add. */
   cut(): void {
     // Both ends inclusive, as section 5's windows: each is [now - length, now].
-    const windows = new Map(
-      [...this.lengths].map(
-        (length) => [length, halfOpen({ from: this.now - length, to: this.now })] as const,
-      ),
+    const covers = new Map(
+      [...this.lengths].map((length) => {
+        const window = halfOpen({ from: this.now - length, to: this.now });
+        return [length, coverWindow(this.rollup, window)] as const;
+      }),
     );
     const edges = new Set<number>();
-    for (const window of windows.values()) {
-      edges.add(window.to);
-      for (const piece of coverWindow(this.rollup, window)) {
+    for (const pieces of covers.values())
+      for (const piece of pieces) {
+        if (piece.grain <= 0) continue;
         edges.add(piece.from);
-        if (piece.to !== null) edges.add(piece.to);
+        edges.add(piece.to!);
       }
-    }
     const sorted = [...edges].sort((a, b) => a - b);
     for (let i = 0; i + 1 < sorted.length; i++)
       this.segments.push({ key: i, from: sorted[i]!, to: sorted[i + 1]! });
-    // A window's segments are those whose start lies in it: one run of keys, since edges are sorted.
-    for (const [length, window] of windows) {
-      const first = sorted.findIndex((edge) => edge >= window.from);
-      const end = sorted.findIndex((edge) => edge >= window.to);
-      this.parts.set(length, { first, end: Math.max(first, end) });
+    /** Raw edges by `from|to`: windows share their end's. */
+    const rawKeys = new Map<string, number>();
+    for (const [length, pieces] of covers) {
+      const whole = pieces.filter((piece) => piece.grain > 0);
+      const edgeKeys = pieces
+        .filter((piece) => piece.grain <= 0)
+        .map((piece) => {
+          const id = `${piece.from}|${piece.to}`;
+          let key = rawKeys.get(id);
+          if (key === undefined) {
+            key = this.segments.length;
+            rawKeys.set(id, key);
+            this.segments.push({ key, from: piece.from, to: piece.to! });
+          }
+          return key;
+        });
+      // The whole buckets lie between the raw edges, contiguous: one run of segments.
+      const first = whole.length === 0 ? 0 : sorted.indexOf(whole[0]!.from);
+      const end = whole.length === 0 ? 0 : sorted.indexOf(whole.at(-1)!.to!);
+      this.parts.set(length, { first, end, edges: edgeKeys });
     }
   }
 
-  partsOf(lengthMs: number): { readonly first: number; readonly end: number } {
+  partsOf(lengthMs: number): {
+    readonly first: number;
+    readonly end: number;
+    readonly edges: readonly number[];
+  } {
     return this.parts.get(lengthMs)!;
   }
 }
@@ -107,8 +137,20 @@ class SegmentSums {
     private readonly countsAt: (key: number, series: string) => Counts,
   ) {}
 
-  /** The counts of `series` over the segments `first` to before `end`. */
-  of(series: string, first: number, end: number): Counts {
+  /** The counts of `series` over the segments `first` to before `end`, and those of `more`. */
+  of(series: string, first: number, end: number, more: readonly number[]): Counts {
+    const run = this.#run(series, first, end);
+    if (more.length === 0) return run;
+    let { total, good } = run;
+    for (const key of more) {
+      const counts = this.countsAt(key, series);
+      total += counts.total;
+      good += counts.good;
+    }
+    return { total, good };
+  }
+
+  #run(series: string, first: number, end: number): Counts {
     let sums = this.sums.get(series);
     if (sums === undefined) {
       sums = { total: new Float64Array(this.segments + 1), good: new Float64Array(this.segments + 1) };
@@ -311,8 +353,8 @@ export async function readObjectiveCounts(
     const sums = set === success ? successSums : set === latency ? latencySums : organizationLatencySums;
     const series = objective.indicator === 'LATENCY' ? `${binOf(objective.threshold_ms!)}|${scope}` : scope;
     const [period, ...windows] = lengthsOf(objective).map((length) => {
-      const { first, end } = set.partsOf(length);
-      return sums.of(series, first, end);
+      const { first, end, edges } = set.partsOf(length);
+      return sums.of(series, first, end, edges);
     });
     return { period: period!, windows };
   });
