@@ -124,6 +124,15 @@ class SegmentedWindows {
   }
 }
 
+/** What an objective counts: a scope's executions, or for latency those in the bins below `bin`. */
+interface Series {
+  /** Names the series among a request's: the scope, with the bin before it for latency. */
+  readonly id: string;
+  /** A workflow's uuid, or ORGANIZATION. */
+  readonly scope: string;
+  readonly bin?: number;
+}
+
 /**
  * Each series' counts summed over runs of segments, from running sums made once per series
  * (a scope, with a latency threshold): an objective's windows then cost two lookups each, where
@@ -134,11 +143,11 @@ class SegmentSums {
 
   constructor(
     private readonly segments: number,
-    private readonly countsAt: (key: number, series: string) => Counts,
+    private readonly countsAt: (key: number, series: Series) => Counts,
   ) {}
 
   /** The counts of `series` over the segments `first` to before `end`, and those of `more`. */
-  of(series: string, first: number, end: number, more: readonly number[]): Counts {
+  of(series: Series, first: number, end: number, more: readonly number[]): Counts {
     const run = this.#run(series, first, end);
     if (more.length === 0) return run;
     let { total, good } = run;
@@ -150,8 +159,8 @@ class SegmentSums {
     return { total, good };
   }
 
-  #run(series: string, first: number, end: number): Counts {
-    let sums = this.sums.get(series);
+  #run(series: Series, first: number, end: number): Counts {
+    let sums = this.sums.get(series.id);
     if (sums === undefined) {
       sums = { total: new Float64Array(this.segments + 1), good: new Float64Array(this.segments + 1) };
       for (let key = 0; key < this.segments; key++) {
@@ -159,7 +168,7 @@ class SegmentSums {
         sums.total[key + 1] = sums.total[key]! + counts.total;
         sums.good[key + 1] = sums.good[key]! + counts.good;
       }
-      this.sums.set(series, sums);
+      this.sums.set(series.id, sums);
     }
     return { total: sums.total[end]! - sums.total[first]!, good: sums.good[end]! - sums.good[first]! };
   }
@@ -334,16 +343,12 @@ export async function readObjectiveCounts(
   const none: Counts = { total: 0, good: 0 };
   const successSums = new SegmentSums(
     success.segments.length,
-    (key, scope) => successCounts.get(key)?.get(scope) ?? none,
+    (key, { scope }) => successCounts.get(key)?.get(scope) ?? none,
   );
-  /** A latency series is a scope and a threshold's bin: `<bin>|<scope>`. */
   const latencySumsOf = (set: SegmentedWindows, counts: ReadonlyMap<number, SegmentCounts<Finished>>) =>
-    new SegmentSums(set.segments.length, (key, series) => {
-      const split = series.indexOf('|');
-      const finished = counts.get(key)?.get(series.slice(split + 1));
-      return finished === undefined
-        ? none
-        : { total: finished.total, good: finished.below(Number(series.slice(0, split))) };
+    new SegmentSums(set.segments.length, (key, { scope, bin }) => {
+      const finished = counts.get(key)?.get(scope);
+      return finished === undefined ? none : { total: finished.total, good: finished.below(bin!) };
     });
   const latencySums = latencySumsOf(latency, latencyCounts);
   const organizationLatencySums = latencySumsOf(organizationLatency, organizationLatencyCounts);
@@ -351,7 +356,8 @@ export async function readObjectiveCounts(
     const scope = objective.workflow_uuid ?? ORGANIZATION;
     const set = setOf(objective);
     const sums = set === success ? successSums : set === latency ? latencySums : organizationLatencySums;
-    const series = objective.indicator === 'LATENCY' ? `${binOf(objective.threshold_ms!)}|${scope}` : scope;
+    const bin = objective.indicator === 'LATENCY' ? binOf(objective.threshold_ms!) : undefined;
+    const series: Series = bin === undefined ? { id: scope, scope } : { id: `${bin}|${scope}`, scope, bin };
     const [period, ...windows] = lengthsOf(objective).map((length) => {
       const { first, end, edges } = set.partsOf(length);
       return sums.of(series, first, end, edges);
