@@ -65,6 +65,18 @@ type Scope = 'workflow' | 'organization' | 'organization-rows';
 interface KeptRow {
   readonly dimensions: Readonly<Record<string, string>>;
   readonly values: Readonly<Record<string, unknown>>;
+  /**
+   * The row's values of the read's groupBy dimensions, joined: names its group within a window.
+   * Made once per row read, so merging finds a group by a string whose hash is already known.
+   */
+  readonly group: string;
+}
+
+/** The name of a row's group: its values of the `groupBy` dimensions, joined. */
+function groupOf(groupBy: readonly string[], dimensions: Readonly<Record<string, string>>): string {
+  let id = '';
+  for (const name of groupBy) id += `${dimensions[name]}\u0000`;
+  return id;
 }
 
 /** The rows of a piece of rollup rows, kept while its days are unchanged (window-cache.ts). */
@@ -573,7 +585,11 @@ async function readCached<D extends string, MS extends Measures>(
   const readRows = new Map<number, KeptRow[]>();
   for (const row of fold(read, options.groupBy, rows)) {
     const list = readRows.get(row.key) ?? [];
-    list.push(row);
+    list.push({
+      dimensions: row.dimensions,
+      values: row.values,
+      group: groupOf(options.groupBy, row.dimensions),
+    });
     readRows.set(row.key, list);
   }
   for (const p of toRead) {
@@ -582,7 +598,7 @@ async function readCached<D extends string, MS extends Measures>(
     if (p.id !== undefined)
       reads.cache.set(PIECE_ROWS, p.id, p.version!, pieceRows, keptBytes(read, pieceRows));
   }
-  return merge(read, options.groupBy, all, byPiece);
+  return merge(read, all, byPiece);
 }
 
 /**
@@ -609,7 +625,6 @@ function keptBytes(rollup: AnyRollup, rows: readonly KeptRow[]): number {
  */
 function merge<D extends string, MS extends Measures>(
   rollup: Rollup<D, MS>,
-  groupBy: readonly D[],
   pieces: ReadonlyArray<{ readonly key: number; readonly window: number }>,
   byPiece: ReadonlyMap<number, readonly KeptRow[]>,
 ): WindowRow<D, MS>[] {
@@ -617,7 +632,8 @@ function merge<D extends string, MS extends Measures>(
   for (const { window } of pieces) piecesOf.set(window, (piecesOf.get(window) ?? 0) + 1);
   const histograms = rollup.measureNames.filter((name) => rollup.measures[name] === 'histogram');
   const measures = rollup.measureNames.map((name) => ({ name, kind: rollup.measures[name] }));
-  const groups = new Map<string, Group>();
+  /** By window, its groups by name. */
+  const groups = new Map<number, Map<string, Group>>();
   const answer: Group[] = [];
   /** Decimal sums in units, per group and measure, written out once at the end. */
   const units = new Map<Group, Map<string, bigint>>();
@@ -631,17 +647,20 @@ function merge<D extends string, MS extends Measures>(
       }
       continue;
     }
+    let inWindow = groups.get(window);
+    if (inWindow === undefined) {
+      inWindow = new Map();
+      groups.set(window, inWindow);
+    }
     for (const row of rows) {
-      let id = String(window);
-      for (const name of groupBy) id += `\u0000${row.dimensions[name]}`;
-      let group = groups.get(id);
+      let group = inWindow.get(row.group);
       if (group === undefined) {
         group = {
           key: window,
           dimensions: row.dimensions as Record<string, string>,
           values: emptyValues(measures),
         };
-        groups.set(id, group);
+        inWindow.set(row.group, group);
         answer.push(group);
       }
       const values = group.values;
