@@ -21,6 +21,7 @@ export interface SeriesOf {
   readonly metric: AnomalyMetric;
   /** Null: the organization as a whole. */
   readonly workflowUuid: string | null;
+  /** Every bucket's point for the scope asked for; a workflow's series within it holds its anomalous points only. */
   readonly points: Point[];
 }
 
@@ -80,7 +81,8 @@ const observedValues = (figures: BucketFigures, metrics: readonly AnomalyMetric[
 
 /**
  * The series of each metric for the scope (and, with `perWorkflow`, for each workflow that has
- * figures in any bucket read): the whole scope first, then workflows by uuid.
+ * figures in any bucket read, with its anomalous points only: what is listed of it): the whole
+ * scope first, then workflows by uuid.
  */
 export async function detectAnomalies(
   db: Queryable,
@@ -88,10 +90,9 @@ export async function detectAnomalies(
   query: DetectQuery,
 ): Promise<SeriesOf[]> {
   const { buckets, width } = query;
-  const baselines = new Baselines(
-    buckets.map((bucket) => bucket.from),
-    width,
-  );
+  if (buckets.length === 0) return [];
+  // The buckets are contiguous (DetectQuery.buckets).
+  const baselines = Baselines.of(buckets[0]!.from, buckets.length, width);
   const { starts } = baselines;
   const perWorkflow = query.workflowUuid === null && query.perWorkflow;
   const withDurations = query.metrics.includes('DURATION_P95');
@@ -170,7 +171,13 @@ export async function detectAnomalies(
       series.push({
         metric,
         workflowUuid,
-        points: baselines.pointsOf(metric, figuresOfScope, query.sensitivity, query.now),
+        points: baselines.pointsOf(
+          metric,
+          figuresOfScope,
+          query.sensitivity,
+          query.now,
+          workflowUuid === query.workflowUuid ? 'every' : 'anomalous',
+        ),
       });
     }
   }

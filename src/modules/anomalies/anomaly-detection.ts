@@ -72,8 +72,26 @@ export class Baselines {
   /** The judged buckets' own keys. */
   readonly #judgedKeys: Int32Array;
 
+  /** Made lately, by first start, count and width: requests over the same hours share them. */
+  static readonly #made = new Map<string, Baselines>();
+
+  /** The baselines of `count` contiguous buckets of `width` from `first`; the same object for the same buckets. */
+  static of(first: number, count: number, width: number): Baselines {
+    const id = `${first}|${count}|${width}`;
+    let made = Baselines.#made.get(id);
+    if (made === undefined) {
+      made = new Baselines(
+        Array.from({ length: count }, (_, i) => first + i * width),
+        width,
+      );
+      if (Baselines.#made.size >= 64) Baselines.#made.delete(Baselines.#made.keys().next().value!);
+      Baselines.#made.set(id, made);
+    }
+    return made;
+  }
+
   /** @param judged the starts of the buckets judged, each `width` long. */
-  constructor(
+  private constructor(
     readonly judged: readonly number[],
     readonly width: number,
   ) {
@@ -89,9 +107,16 @@ export class Baselines {
    * outside [lower, upper], except an EXECUTIONS bucket that has not ended at `now` (its count is
    * partial). A baseline is the same time of the week in the four weeks before when at least
    * MIN_BASELINE of them have a value, else the 8 buckets just before, else none; counts of a
-   * bucket ended before the scope's first execution have none.
+   * bucket ended before the scope's first execution have none. With `only` anomalous, the
+   * other points are left out.
    */
-  pointsOf(metric: AnomalyMetric, scope: ScopeFigures, sensitivity: number, now: number): Point[] {
+  pointsOf(
+    metric: AnomalyMetric,
+    scope: ScopeFigures,
+    sensitivity: number,
+    now: number,
+    only: 'every' | 'anomalous' = 'every',
+  ): Point[] {
     const values = scope.valuesOf(metric);
     const { starts, width } = this;
     const first = metric === 'EXECUTIONS' ? (scope.firstExecution ?? Number.POSITIVE_INFINITY) : null;
@@ -107,7 +132,9 @@ export class Baselines {
       }
       return n;
     };
-    return this.judged.map((start, i) => {
+    const points: Point[] = [];
+    for (let i = 0; i < this.judged.length; i++) {
+      const start = this.judged[i]!;
       let n = pick(i, 0, WEEKS_BACK);
       if (n < MIN_BASELINE) {
         n = pick(i, WEEKS_BACK, WEEKS_BACK + BUCKETS_BACK);
@@ -118,7 +145,8 @@ export class Baselines {
       const partial = metric === 'EXECUTIONS' && start + width > now;
       const judged = band !== null && observed !== null ? judge(observed, band) : null;
       const anomalous = (judged?.anomalous ?? false) && !partial;
-      return {
+      if (!anomalous && only === 'anomalous') continue;
+      points.push({
         from: start,
         to: start + width,
         observed,
@@ -128,8 +156,9 @@ export class Baselines {
         anomalous,
         direction: anomalous ? judged!.direction : null,
         score: anomalous ? judged!.score : null,
-      };
-    });
+      });
+    }
+    return points;
   }
 }
 
