@@ -136,41 +136,60 @@ interface Series {
 /**
  * Each series' counts summed over runs of segments, from running sums made once per series
  * (a scope, with a latency threshold): an objective's windows then cost two lookups each, where
- * summing each window's segments cost the request tens of thousands of additions.
+ * summing each window's segments cost the request tens of thousands of additions. A scope's
+ * counts in each segment (`T`: executions, or finished durations) are gathered once for all its
+ * series.
  */
-class SegmentSums {
-  private readonly sums = new Map<string, { total: Float64Array; good: Float64Array }>();
+class SegmentSums<T> {
+  readonly #sums = new Map<string, { readonly total: Float64Array; readonly good: Float64Array }>();
+  readonly #byScope = new Map<string, ReadonlyArray<T | undefined>>();
 
   constructor(
     private readonly segments: number,
-    private readonly countsAt: (key: number, series: Series) => Counts,
+    private readonly counts: ReadonlyMap<number, SegmentCounts<T>>,
+    private readonly totalOf: (found: T) => number,
+    private readonly goodOf: (found: T, series: Series) => number,
   ) {}
 
   /** The counts of `series` over the segments `first` to before `end`, and those of `more`. */
   of(series: Series, first: number, end: number, more: readonly number[]): Counts {
-    const run = this.#run(series, first, end);
-    if (more.length === 0) return run;
-    let { total, good } = run;
+    const sums = this.#run(series);
+    let total = sums.total[end]! - sums.total[first]!;
+    let good = sums.good[end]! - sums.good[first]!;
+    const found = this.#ofScope(series.scope);
     for (const key of more) {
-      const counts = this.countsAt(key, series);
-      total += counts.total;
-      good += counts.good;
+      const counts = found[key];
+      if (counts === undefined) continue;
+      total += this.totalOf(counts);
+      good += this.goodOf(counts, series);
     }
     return { total, good };
   }
 
-  #run(series: Series, first: number, end: number): Counts {
-    let sums = this.sums.get(series.id);
-    if (sums === undefined) {
-      sums = { total: new Float64Array(this.segments + 1), good: new Float64Array(this.segments + 1) };
-      for (let key = 0; key < this.segments; key++) {
-        const counts = this.countsAt(key, series);
-        sums.total[key + 1] = sums.total[key]! + counts.total;
-        sums.good[key + 1] = sums.good[key]! + counts.good;
-      }
-      this.sums.set(series.id, sums);
+  #ofScope(scope: string): ReadonlyArray<T | undefined> {
+    let found = this.#byScope.get(scope);
+    if (found === undefined) {
+      found = Array.from({ length: this.segments }, (_, key) => this.counts.get(key)?.get(scope));
+      this.#byScope.set(scope, found);
     }
-    return { total: sums.total[end]! - sums.total[first]!, good: sums.good[end]! - sums.good[first]! };
+    return found;
+  }
+
+  #run(series: Series): { readonly total: Float64Array; readonly good: Float64Array } {
+    let sums = this.#sums.get(series.id);
+    if (sums === undefined) {
+      const found = this.#ofScope(series.scope);
+      const total = new Float64Array(this.segments + 1);
+      const good = new Float64Array(this.segments + 1);
+      for (let key = 0; key < this.segments; key++) {
+        const counts = found[key];
+        total[key + 1] = total[key]! + (counts === undefined ? 0 : this.totalOf(counts));
+        good[key + 1] = good[key]! + (counts === undefined ? 0 : this.goodOf(counts, series));
+      }
+      sums = { total, good };
+      this.#sums.set(series.id, sums);
+    }
+    return sums;
   }
 }
 
@@ -340,16 +359,19 @@ export async function readObjectiveCounts(
       }),
     ),
   ]);
-  const none: Counts = { total: 0, good: 0 };
   const successSums = new SegmentSums(
     success.segments.length,
-    (key, { scope }) => successCounts.get(key)?.get(scope) ?? none,
+    successCounts,
+    (counts) => counts.total,
+    (counts) => counts.good,
   );
   const latencySumsOf = (set: SegmentedWindows, counts: ReadonlyMap<number, SegmentCounts<Finished>>) =>
-    new SegmentSums(set.segments.length, (key, { scope, bin }) => {
-      const finished = counts.get(key)?.get(scope);
-      return finished === undefined ? none : { total: finished.total, good: finished.below(bin!) };
-    });
+    new SegmentSums(
+      set.segments.length,
+      counts,
+      (finished) => finished.total,
+      (finished, { bin }) => finished.below(bin!),
+    );
   const latencySums = latencySumsOf(latency, latencyCounts);
   const organizationLatencySums = latencySumsOf(organizationLatency, organizationLatencyCounts);
   return objectives.map((objective) => {
