@@ -6,8 +6,10 @@ import { sha256 } from '../lib/sha256.js';
 import { copyChunks } from './copy-text.js';
 import { type AbortWatch, type Database, eitherAborted, GENERIC_PLAN, type Transaction } from './database.js';
 import { canceledError } from './db-errors.js';
+import { timestamptzParser } from './timestamptz.js';
 
 const INT8_OID = 20;
+const TIMESTAMPTZ_OID = 1184;
 /** How long past the statement timeout a query may go unanswered before its connection is given up. */
 const SILENT_CONNECTION_GRACE_MS = 1_000;
 
@@ -17,9 +19,12 @@ const parseInt8 = (value: string) => Number(value);
  * node-postgres returns int8 as string by default; every int8 we read (counts) fits a double.
  * Asked for each column of each result, so the parser is made once.
  */
+const parseTimestamptz = timestamptzParser(pg.types.getTypeParser(TIMESTAMPTZ_OID, 'text'));
+
 const types = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (oid === INT8_OID) return parseInt8;
+    if (oid === TIMESTAMPTZ_OID && format !== 'binary') return parseTimestamptz;
     return pg.types.getTypeParser(oid, format);
   },
 };
