@@ -215,7 +215,10 @@ describe('rollup answers a server keeps while their days are unchanged', () => {
     // seconds past a minute) and their shared end. The other windows' pieces are not cut there.
     assert.equal(windowReads.length, 3, statements.map(({ text }) => text).join('\n---\n'));
     for (const { grains } of windowReads)
-      assert.deepEqual(grains, Array.from({ length: 8 + 1 }, () => RAW));
+      assert.deepEqual(
+        grains,
+        Array.from({ length: 8 + 1 }, () => RAW),
+      );
     assert.deepEqual(
       moved,
       await readObjectiveCounts(database.db, tenant.organizationId, objectives, minute + 27 * SECOND),
