@@ -21,6 +21,37 @@ function digitsAt(text: string, at: number, count: number): number {
   return value;
 }
 
+/** A date and time of day as written, each field a number (month 1 to 12). */
+export interface DateTimeFields {
+  readonly year: number;
+  readonly month: number;
+  readonly day: number;
+  readonly hour: number;
+  readonly minute: number;
+  readonly second: number;
+}
+
+/**
+ * The fields of `yyyy-mm-dd?hh:mm:ss` at the start of `text`, read character by character (the
+ * separator at 10, `T` or a space, is the caller's to check); undefined when a field is not
+ * digits or a dash or colon is missing. Not checked against the calendar.
+ */
+export function dateTimeFields(text: string): DateTimeFields | undefined {
+  if (text.length < 19) return undefined;
+  if (text.charCodeAt(4) !== DASH || text.charCodeAt(7) !== DASH) return undefined;
+  if (text.charCodeAt(13) !== COLON || text.charCodeAt(16) !== COLON) return undefined;
+  const fields = {
+    year: digitsAt(text, 0, 4),
+    month: digitsAt(text, 5, 2),
+    day: digitsAt(text, 8, 2),
+    hour: digitsAt(text, 11, 2),
+    minute: digitsAt(text, 14, 2),
+    second: digitsAt(text, 17, 2),
+  };
+  const { year, month, day, hour, minute, second } = fields;
+  return year < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0 ? undefined : fields;
+}
+
 /**
  * Parses an RFC 3339 timestamp into a Date (millisecond precision, further digits cut), or
  * returns undefined when the text is not one: wrong shape, missing offset, an impossible date
@@ -35,18 +66,13 @@ function digitsAt(text: string, at: number, count: number): number {
 export function parseTime(text: string): Date | undefined {
   const length = text.length;
   if (length < 20) return undefined;
-  if (text.charCodeAt(4) !== DASH || text.charCodeAt(7) !== DASH) return undefined;
-  if (text.charCodeAt(13) !== COLON || text.charCodeAt(16) !== COLON) return undefined;
   const separator = text.charCodeAt(10);
   if (separator !== UPPER_T && separator !== LOWER_T && separator !== SPACE) return undefined;
-  const year = digitsAt(text, 0, 4);
-  const month = digitsAt(text, 5, 2);
-  const day = digitsAt(text, 8, 2);
-  const hour = digitsAt(text, 11, 2);
-  const minute = digitsAt(text, 14, 2);
-  const second = digitsAt(text, 17, 2);
-  if (year < 0 || month < 1 || month > 12 || day < 1) return undefined;
-  if (hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) return undefined;
+  const fields = dateTimeFields(text);
+  if (fields === undefined) return undefined;
+  const { year, month, day, hour, minute, second } = fields;
+  if (month < 1 || month > 12 || day < 1) return undefined;
+  if (hour > 23 || minute > 59 || second > 59) return undefined;
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   if (day > (month === 2 && leap ? 29 : MONTH_DAYS[month - 1]!)) return undefined;
   let at = 19;
