@@ -432,6 +432,32 @@ describe('rollup answers a server keeps while their days are unchanged', () => {
     assert.ok(executions.points.some((point) => (point.observed ?? 0) > 0));
   });
 
+  it('judges an anomaly bucket again when a bucket of its baseline changes on another day, and keeps the judgement otherwise', async () => {
+    const cache = new WindowCache(1024 * 1024);
+    // One in the morning of the next day: its 8 preceding hours reach back into DAY_START's day.
+    const judgedHour = DAY_START + 25 * HOUR;
+    const query = {
+      buckets: [{ from: judgedHour, to: judgedHour + HOUR }],
+      width: HOUR,
+      workflowUuid: wf,
+      perWorkflow: false,
+      metrics: ['EXECUTIONS'] as const,
+      sensitivity: 3,
+      now: Date.now(),
+    };
+    const point = async (db: typeof database.db = withWindowCache(database.db, cache)) =>
+      (await detectAnomalies(db, tenant.organizationId, query))[0]!.points[0]!;
+    const first = await point();
+    // Kept: the very point judged before.
+    assert.equal(await point(), first);
+    // Two hours before, on the day before: in its baseline, not in the bucket or its day.
+    await ingest(database.db, runs(tenant.organizationId, wf, judgedHour - 2 * HOUR + 5 * MINUTE, 1));
+    const again = await point();
+    assert.notEqual(again, first);
+    assert.deepEqual(again, await point(database.db));
+    assert.equal(await point(), again);
+  });
+
   it('derives again every time the values of a window with a raw edge that moves, and keeps those whose edges are fixed', async () => {
     const cache = new WindowCache(1024 * 1024);
     const KIND = new KeptKind<number>('test derived');

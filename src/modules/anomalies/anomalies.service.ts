@@ -80,6 +80,67 @@ const observedValues = (figures: BucketFigures, metrics: readonly AnomalyMetric[
   metrics.map((metric) => observedValue(metric, figures));
 
 /**
+ * The points judged of one bucket, per scope and metric (the request's metrics, in order; null for
+ * a workflow's point that is not anomalous), kept beside the bucket's kept values while the bucket
+ * and each bucket of its baseline hold the very values they were judged from: kept values are
+ * replaced, never changed, when their days change, so a judged bucket is judged again exactly
+ * when anything it was judged from has changed. Also under the same first executions,
+ * sensitivity, metrics and partiality (an EXECUTIONS bucket not ended at now).
+ */
+interface Judged {
+  readonly firsts: string;
+  readonly sensitivity: number;
+  readonly metrics: string;
+  readonly partial: boolean;
+  /** The baseline's buckets' values, by position (Baselines.keysOf). */
+  readonly baseline: ReadonlyArray<BucketValues | undefined>;
+  readonly points: ReadonlyMap<string, ReadonlyArray<Point | null>>;
+}
+
+/** By the judged bucket's kept values: gone with them. */
+const JUDGED = new WeakMap<BucketValues, Judged>();
+
+/** Each scope's values by metric and bucket key, filled in one pass over the kept values. */
+function scopeFigures(
+  values: ReadonlyMap<number, BucketValues>,
+  starts: readonly number[],
+  read: readonly AnomalyMetric[],
+  perWorkflow: boolean,
+  firsts: ReadonlyMap<string, number>,
+): (scope: string) => ScopeFigures {
+  const nothing = observedValues(EMPTY, read);
+  const firstOfAll = firsts.size === 0 ? undefined : Math.min(...firsts.values());
+  // A bucket without the scope's figures holds those of nothing started.
+  const columnsOf = new Map<string, Array<Array<number | null>>>();
+  const columns = (scope: string) => {
+    let found = columnsOf.get(scope);
+    if (found === undefined) {
+      found = nothing.map((value) => new Array<number | null>(starts.length).fill(value));
+      columnsOf.set(scope, found);
+    }
+    return found;
+  };
+  for (let key = 0; key < starts.length; key++) {
+    const bucket = values.get(key);
+    if (bucket === undefined) continue;
+    for (let i = 0; i < bucket.scopes.length; i++) {
+      const scope = bucket.scopes[i]!;
+      if (scope !== WHOLE_SCOPE && !perWorkflow) continue;
+      const found = columns(scope);
+      for (let m = 0; m < read.length; m++) found[m]![key] = bucket.values[i * read.length + m]!;
+    }
+  }
+  const metricIndex = new Map(read.map((metric, i) => [metric, i]));
+  return (scope) => {
+    const found = columns(scope);
+    return {
+      valuesOf: (metric) => found[metricIndex.get(metric)!]!,
+      firstExecution: scope === WHOLE_SCOPE ? firstOfAll : firsts.get(scope),
+    };
+  };
+}
+
+/**
  * The series of each metric for the scope (and, with `perWorkflow`, for each workflow that has
  * figures in any bucket read, with its anomalous points only: what is listed of it): the whole
  * scope first, then workflows by uuid.
@@ -129,56 +190,78 @@ export async function detectAnomalies(
     ),
     firstExecutionStarts(db, organizationId, query.workflowUuid),
   ]);
-  const nothing = observedValues(EMPTY, read);
-  const firstOfAll = firsts.size === 0 ? undefined : Math.min(...firsts.values());
-  // Each scope's values by metric and bucket key, in one pass over the kept values; a bucket
-  // without the scope's figures holds those of nothing started.
-  const columnsOf = new Map<string, Array<Array<number | null>>>();
-  const columns = (scope: string) => {
-    let found = columnsOf.get(scope);
-    if (found === undefined) {
-      found = nothing.map((value) => new Array<number | null>(starts.length).fill(value));
-      columnsOf.set(scope, found);
-    }
-    return found;
+  const scopes: Array<[string, string | null]> = [[WHOLE_SCOPE, query.workflowUuid]];
+  if (perWorkflow) {
+    const workflows = new Set<string>();
+    for (const bucket of values.values()) for (const scope of bucket.scopes) workflows.add(scope);
+    workflows.delete(WHOLE_SCOPE);
+    for (const uuid of [...workflows].sort()) scopes.push([uuid, uuid]);
+  }
+  const shape = {
+    firsts: [...firsts]
+      .map(([uuid, first]) => `${uuid}=${first}`)
+      .sort()
+      .join(','),
+    sensitivity: query.sensitivity,
+    metrics: query.metrics.join(','),
   };
-  columns(WHOLE_SCOPE);
-  for (let key = 0; key < starts.length; key++) {
-    const bucket = values.get(key);
-    if (bucket === undefined) continue;
-    for (let i = 0; i < bucket.scopes.length; i++) {
-      const scope = bucket.scopes[i]!;
-      if (scope !== WHOLE_SCOPE && !perWorkflow) continue;
-      const found = columns(scope);
-      for (let m = 0; m < read.length; m++) found[m]![key] = bucket.values[i * read.length + m]!;
+  // Each judged bucket's points, kept or judged now.
+  const judged = baselines.judged.map((start, i) => {
+    const { judged: key, baseline } = baselines.keysOf(i);
+    const observed = values.get(key);
+    const kept = observed === undefined ? undefined : JUDGED.get(observed);
+    if (
+      kept === undefined ||
+      kept.firsts !== shape.firsts ||
+      kept.sensitivity !== shape.sensitivity ||
+      kept.metrics !== shape.metrics ||
+      kept.partial !== start + width > query.now ||
+      kept.baseline.some((was, k) => values.get(baseline[k]!) !== was)
+    )
+      return undefined;
+    return kept;
+  });
+  const missing = judged.flatMap((kept, i) => (kept === undefined ? [i] : []));
+  if (missing.length > 0) {
+    const points = missing.map(() => new Map<string, Array<Point | null>>());
+    const scopeOf = scopeFigures(values, starts, read, perWorkflow, firsts);
+    for (const [scope, workflowUuid] of scopes) {
+      const figures = scopeOf(scope);
+      for (const [m, metric] of query.metrics.entries()) {
+        const at = baselines.pointsAt(missing, metric, figures, query.sensitivity, query.now);
+        for (const [j, point] of at.entries()) {
+          let ofScope = points[j]!.get(scope);
+          if (ofScope === undefined) {
+            ofScope = [];
+            points[j]!.set(scope, ofScope);
+          }
+          // A workflow's point is listed only when anomalous (SeriesOf.points).
+          ofScope[m] = workflowUuid === query.workflowUuid || point.anomalous ? point : null;
+        }
+      }
+    }
+    for (const [j, i] of missing.entries()) {
+      const { judged: key, baseline } = baselines.keysOf(i);
+      const made: Judged = {
+        ...shape,
+        partial: baselines.judged[i]! + width > query.now,
+        baseline: Array.from(baseline, (k) => values.get(k)),
+        points: points[j]!,
+      };
+      judged[i] = made;
+      const observed = values.get(key);
+      if (observed !== undefined) JUDGED.set(observed, made);
     }
   }
-  const metricIndex = new Map(read.map((metric, i) => [metric, i]));
-  const scopeOf = (scope: string): ScopeFigures => {
-    const found = columns(scope);
-    return {
-      valuesOf: (metric) => found[metricIndex.get(metric)!]!,
-      firstExecution: scope === WHOLE_SCOPE ? firstOfAll : firsts.get(scope),
-    };
-  };
-  const scopes: Array<[string, string | null]> = [[WHOLE_SCOPE, query.workflowUuid]];
-  for (const uuid of [...columnsOf.keys()].filter((scope) => scope !== WHOLE_SCOPE).sort())
-    scopes.push([uuid, uuid]);
   const series: SeriesOf[] = [];
   for (const [scope, workflowUuid] of scopes) {
-    const figuresOfScope = scopeOf(scope);
-    for (const metric of query.metrics) {
-      series.push({
-        metric,
-        workflowUuid,
-        points: baselines.pointsOf(
-          metric,
-          figuresOfScope,
-          query.sensitivity,
-          query.now,
-          workflowUuid === query.workflowUuid ? 'every' : 'anomalous',
-        ),
-      });
+    for (const [m, metric] of query.metrics.entries()) {
+      const points: Point[] = [];
+      for (const of of judged) {
+        const point = of!.points.get(scope)?.[m];
+        if (point) points.push(point);
+      }
+      series.push({ metric, workflowUuid, points });
     }
   }
   return series;

@@ -117,6 +117,24 @@ export class Baselines {
     now: number,
     only: 'every' | 'anomalous' = 'every',
   ): Point[] {
+    const points = this.pointsAt(
+      this.judged.map((_, i) => i),
+      metric,
+      scope,
+      sensitivity,
+      now,
+    );
+    return only === 'every' ? points : points.filter((point) => point.anomalous);
+  }
+
+  /** The points of the judged buckets at `indexes` (in Baselines.judged), in that order: pointsOf's rules. */
+  pointsAt(
+    indexes: readonly number[],
+    metric: AnomalyMetric,
+    scope: ScopeFigures,
+    sensitivity: number,
+    now: number,
+  ): Point[] {
     const values = scope.valuesOf(metric);
     const { starts, width } = this;
     const first = metric === 'EXECUTIONS' ? (scope.firstExecution ?? Number.POSITIVE_INFINITY) : null;
@@ -132,8 +150,7 @@ export class Baselines {
       }
       return n;
     };
-    const points: Point[] = [];
-    for (let i = 0; i < this.judged.length; i++) {
+    return indexes.map((i) => {
       const start = this.judged[i]!;
       let n = pick(i, 0, WEEKS_BACK);
       if (n < MIN_BASELINE) {
@@ -145,8 +162,7 @@ export class Baselines {
       const partial = metric === 'EXECUTIONS' && start + width > now;
       const judged = band !== null && observed !== null ? judge(observed, band) : null;
       const anomalous = (judged?.anomalous ?? false) && !partial;
-      if (!anomalous && only === 'anomalous') continue;
-      points.push({
+      return {
         from: start,
         to: start + width,
         observed,
@@ -156,9 +172,14 @@ export class Baselines {
         anomalous,
         direction: anomalous ? judged!.direction : null,
         score: anomalous ? judged!.score : null,
-      });
-    }
-    return points;
+      };
+    });
+  }
+
+  /** The key of the judged bucket at `i`, and the keys of its baseline's buckets. */
+  keysOf(i: number): { readonly judged: number; readonly baseline: Int32Array } {
+    const size = WEEKS_BACK + BUCKETS_BACK;
+    return { judged: this.#judgedKeys[i]!, baseline: this.#keys.subarray(i * size, (i + 1) * size) };
   }
 }
 
