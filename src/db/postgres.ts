@@ -15,12 +15,12 @@ const SILENT_CONNECTION_GRACE_MS = 1_000;
 
 const parseInt8 = (value: string) => Number(value);
 
+const parseTimestamptz = timestamptzParser(pg.types.getTypeParser(TIMESTAMPTZ_OID, 'text'));
+
 /**
  * node-postgres returns int8 as string by default; every int8 we read (counts) fits a double.
  * Asked for each column of each result, so the parser is made once.
  */
-const parseTimestamptz = timestamptzParser(pg.types.getTypeParser(TIMESTAMPTZ_OID, 'text'));
-
 const types = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (oid === INT8_OID) return parseInt8;

@@ -1,4 +1,4 @@
-import { dateTimeFields } from '../lib/time.js';
+import { dateTimeFields, digitsAt } from '../lib/time.js';
 
 /**
  * Parsing of PostgreSQL `timestamptz` text as node-postgres gives it, faster for the one layout a
@@ -10,15 +10,6 @@ import { dateTimeFields } from '../lib/time.js';
 
 const SPACE = 32;
 const DOT = 46;
-
-/** Whether the characters from `at` to before `end` of `text` are ASCII digits. */
-function isDigits(text: string, at: number, end: number): boolean {
-  for (let i = at; i < end; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 48 || code > 57) return false;
-  }
-  return true;
-}
 
 /**
  * A parser of `timestamptz` text: `YYYY-MM-DD HH:MM:SS[.f…]+00` read here, with the fraction
@@ -39,7 +30,7 @@ export function timestamptzParser(fallback: (text: string) => unknown): (text: s
         (text.charCodeAt(19) !== DOT ||
           fractionDigits < 1 ||
           fractionDigits > 6 ||
-          !isDigits(text, 20, fractionEnd)))
+          digitsAt(text, 20, fractionDigits) < 0))
     )
       return fallback(text);
     const { year, month, day, hour, minute, second } = fields;

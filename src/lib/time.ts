@@ -11,7 +11,7 @@ const [DASH, COLON, DOT, PLUS, SPACE] = [45, 58, 46, 43, 32];
 const [UPPER_T, LOWER_T, UPPER_Z, LOWER_Z] = [84, 116, 90, 122];
 
 /** The number written by `count` ASCII digits at `at`, or -1 when one of them is not a digit. */
-function digitsAt(text: string, at: number, count: number): number {
+export function digitsAt(text: string, at: number, count: number): number {
   let value = 0;
   for (let i = at; i < at + count; i++) {
     const digit = text.charCodeAt(i) - 48;

@@ -205,8 +205,10 @@ export async function detectAnomalies(
     sensitivity: query.sensitivity,
     metrics: query.metrics.join(','),
   };
+  /** Whether the i-th judged bucket has not ended at now. */
+  const partialAt = (i: number) => baselines.judged[i]! + width > query.now;
   // Each judged bucket's points, kept or judged now.
-  const judged = baselines.judged.map((start, i) => {
+  const judged = baselines.judged.map((_, i) => {
     const { judged: key, baseline } = baselines.keysOf(i);
     const observed = values.get(key);
     const kept = observed === undefined ? undefined : JUDGED.get(observed);
@@ -215,7 +217,7 @@ export async function detectAnomalies(
       kept.firsts !== shape.firsts ||
       kept.sensitivity !== shape.sensitivity ||
       kept.metrics !== shape.metrics ||
-      kept.partial !== start + width > query.now ||
+      kept.partial !== partialAt(i) ||
       kept.baseline.some((was, k) => values.get(baseline[k]!) !== was)
     )
       return undefined;
@@ -244,7 +246,7 @@ export async function detectAnomalies(
       const { judged: key, baseline } = baselines.keysOf(i);
       const made: Judged = {
         ...shape,
-        partial: baselines.judged[i]! + width > query.now,
+        partial: partialAt(i),
         baseline: Array.from(baseline, (k) => values.get(k)),
         points: points[j]!,
       };

@@ -103,31 +103,12 @@ export class Baselines {
   }
 
   /**
-   * The points of `metric` for the judged buckets, in their order: anomalous when observed lies
-   * outside [lower, upper], except an EXECUTIONS bucket that has not ended at `now` (its count is
-   * partial). A baseline is the same time of the week in the four weeks before when at least
-   * MIN_BASELINE of them have a value, else the 8 buckets just before, else none; counts of a
-   * bucket ended before the scope's first execution have none. With `only` anomalous, the
-   * other points are left out.
+   * The points of `metric` for the judged buckets at `indexes` (in `judged`), in that order:
+   * anomalous when observed lies outside [lower, upper], except an EXECUTIONS bucket that has not
+   * ended at `now` (its count is partial). A baseline is the same time of the week in the four
+   * weeks before when at least MIN_BASELINE of them have a value, else the 8 buckets just before,
+   * else none; counts of a bucket ended before the scope's first execution have none.
    */
-  pointsOf(
-    metric: AnomalyMetric,
-    scope: ScopeFigures,
-    sensitivity: number,
-    now: number,
-    only: 'every' | 'anomalous' = 'every',
-  ): Point[] {
-    const points = this.pointsAt(
-      this.judged.map((_, i) => i),
-      metric,
-      scope,
-      sensitivity,
-      now,
-    );
-    return only === 'every' ? points : points.filter((point) => point.anomalous);
-  }
-
-  /** The points of the judged buckets at `indexes` (in Baselines.judged), in that order: pointsOf's rules. */
   pointsAt(
     indexes: readonly number[],
     metric: AnomalyMetric,
