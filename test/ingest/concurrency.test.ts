@@ -82,6 +82,10 @@ describe('concurrent ingestion', () => {
     const committed = new Promise<void>((resolve) => {
       commit = resolve;
     });
+    let written!: () => void;
+    const claimed = new Promise<void>((resolve) => {
+      written = resolve;
+    });
     const other = ctx.db.transaction(async (tx) => {
       await tx.query(
         'insert into execution_keys (uuid, organization_id, started_at) values ($1, $2, now())',
@@ -92,8 +96,11 @@ describe('concurrent ingestion', () => {
            values ($1, $2, $3, 'globex', 'SUCCESS', now())`,
         [uuid, b.organizationId, wfB.uuid],
       );
+      written();
       await committed;
     });
+    // Acme's batch is sent only once Globex's rows are written, so Globex always claims first.
+    await Promise.race([claimed, other]);
     const sent = postIngest(ctx.server.url, [
       execution(a.organizationId, wfA.uuid as string, { uuid, id: 'acme', creditUsed: '5' }),
     ]);
