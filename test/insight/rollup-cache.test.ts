@@ -458,6 +458,41 @@ describe('rollup answers a server keeps while their days are unchanged', () => {
     assert.equal(await point(), again);
   });
 
+  it("gives a repeated detection the very series it gave, and assembles them again with a workflow's new name", async () => {
+    const cache = new WindowCache(1024 * 1024);
+    const query = {
+      buckets: Array.from({ length: 24 }, (_, i) => ({
+        from: DAY_START + i * HOUR,
+        to: DAY_START + (i + 1) * HOUR,
+      })),
+      width: HOUR,
+      workflowUuid: null,
+      perWorkflow: true,
+      metrics: ['EXECUTIONS', 'FAILURE_RATE'] as const,
+      sensitivity: 3,
+      now: Date.now(),
+    };
+    const detect = (db: typeof database.db = withWindowCache(database.db, cache)) =>
+      detectAnomalies(db, tenant.organizationId, query);
+    const first = await detect();
+    assert.equal(await detect(), first);
+    const named = (all: Awaited<ReturnType<typeof detect>>) =>
+      all.filter((series) => series.workflowUuid === wf).map((series) => series.workflowName);
+    const [name] = named(first);
+    assert.ok(name);
+    await ingest(database.db, [workflow(tenant.organizationId, { uuid: wf, name: `${name}-renamed` })]);
+    const renamed = await detect();
+    assert.notEqual(renamed, first);
+    assert.deepEqual(named(renamed), [`${name}-renamed`, `${name}-renamed`]);
+    // Judged as before: only the name is new.
+    assert.deepEqual(
+      renamed.map((series) => series.points),
+      first.map((series) => series.points),
+    );
+    assert.equal(await detect(), renamed);
+    assert.deepEqual(renamed, await detect(database.db));
+  });
+
   it('derives again every time the values of a window with a raw edge that moves, and keeps those whose edges are fixed', async () => {
     const cache = new WindowCache(1024 * 1024);
     const KIND = new KeptKind<number>('test derived');

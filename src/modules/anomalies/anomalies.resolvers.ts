@@ -3,8 +3,7 @@ import type { AnomalyMetric } from '../../schema/schema-types.generated.js';
 import type { Resolvers } from '../resolver-types.generated.js';
 import { activityBuckets, windowOf } from '../shared/time-window.js';
 import { workflowScope } from '../shared/workflow-scope.js';
-import { workflowNames } from '../workflows/workflows.store.js';
-import { detectAnomalies } from './anomalies.service.js';
+import { detectAnomalies, type SeriesOf } from './anomalies.service.js';
 import { DEFAULT_SENSITIVITY } from './anomaly-detection.js';
 
 /** At most this many anomalies are listed. */
@@ -21,6 +20,68 @@ function sensitivityOf(value: number | null | undefined): number {
 const METRICS: readonly AnomalyMetric[] = ['EXECUTIONS', 'FAILURE_RATE', 'DURATION_P95'];
 
 const time = (ms: number) => new Date(ms);
+
+/**
+ * The answer made of a request's series (the scope's and its workflows'): the anomalies listed,
+ * by the contract's order, and the scope's own series.
+ */
+function answerOf(all: readonly SeriesOf[], workflowUuid: string | null, metrics: readonly AnomalyMetric[]) {
+  const anomalies = all.flatMap((series) =>
+    series.points
+      .filter((point) => point.anomalous)
+      .map((point) => ({
+        ...point,
+        metric: series.metric,
+        workflowUuid: series.workflowUuid,
+        workflowName: series.workflowName,
+      })),
+  );
+  anomalies.sort(
+    (a, b) =>
+      b.from - a.from ||
+      b.score! - a.score! ||
+      (a.workflowUuid ?? '').localeCompare(b.workflowUuid ?? '') ||
+      metrics.indexOf(a.metric) - metrics.indexOf(b.metric),
+  );
+  return {
+    data: anomalies.slice(0, MAX_ANOMALIES).map((a) => ({
+      metric: a.metric,
+      workflowUUID: a.workflowUuid,
+      workflowName: a.workflowName,
+      from: time(a.from),
+      to: time(a.to),
+      observed: a.observed!,
+      expected: a.expected!,
+      lower: a.lower!,
+      upper: a.upper!,
+      direction: a.direction!,
+      score: a.score!,
+    })),
+    // The scope's own series: the workflow's, or the organization's as a whole.
+    series: all
+      .filter((series) => series.workflowUuid === workflowUuid)
+      .map((series) => ({
+        metric: series.metric,
+        workflowUUID: series.workflowUuid,
+        points: series.points.map((p) => ({
+          from: time(p.from),
+          to: time(p.to),
+          observed: p.observed,
+          expected: p.expected,
+          lower: p.lower,
+          upper: p.upper,
+          anomalous: p.anomalous,
+        })),
+      })),
+  };
+}
+
+/**
+ * Answers by the series they were made of: detectAnomalies gives a repeated request the very
+ * series it gave the last (while nothing they were judged from has changed), and its answer is
+ * the same too. The series name the scope and metrics, so they decide the answer alone.
+ */
+const ANSWERS = new WeakMap<readonly SeriesOf[], ReturnType<typeof answerOf>>();
 
 export const anomaliesResolvers: Resolvers = {
   Query: {
@@ -44,53 +105,12 @@ export const anomaliesResolvers: Resolvers = {
         sensitivity,
         now,
       });
-      const anomalies = all.flatMap((series) =>
-        series.points
-          .filter((point) => point.anomalous)
-          .map((point) => ({ ...point, metric: series.metric, workflowUuid: series.workflowUuid })),
-      );
-      anomalies.sort(
-        (a, b) =>
-          b.from - a.from ||
-          b.score! - a.score! ||
-          (a.workflowUuid ?? '').localeCompare(b.workflowUuid ?? '') ||
-          metrics.indexOf(a.metric) - metrics.indexOf(b.metric),
-      );
-      const listed = anomalies.slice(0, MAX_ANOMALIES);
-      const names = await workflowNames(db, organizationId, [
-        ...new Set(listed.flatMap((a) => (a.workflowUuid === null ? [] : [a.workflowUuid]))),
-      ]);
-      return {
-        data: listed.map((a) => ({
-          metric: a.metric,
-          workflowUUID: a.workflowUuid,
-          workflowName: a.workflowUuid === null ? null : (names.get(a.workflowUuid) ?? null),
-          from: time(a.from),
-          to: time(a.to),
-          observed: a.observed!,
-          expected: a.expected!,
-          lower: a.lower!,
-          upper: a.upper!,
-          direction: a.direction!,
-          score: a.score!,
-        })),
-        // The scope's own series: the workflow's, or the organization's as a whole.
-        series: all
-          .filter((series) => series.workflowUuid === workflowUuid)
-          .map((series) => ({
-            metric: series.metric,
-            workflowUUID: series.workflowUuid,
-            points: series.points.map((p) => ({
-              from: time(p.from),
-              to: time(p.to),
-              observed: p.observed,
-              expected: p.expected,
-              lower: p.lower,
-              upper: p.upper,
-              anomalous: p.anomalous,
-            })),
-          })),
-      };
+      let answer = ANSWERS.get(all);
+      if (answer === undefined) {
+        answer = answerOf(all, workflowUuid, metrics);
+        ANSWERS.set(all, answer);
+      }
+      return answer;
     },
   },
 };

@@ -12,7 +12,8 @@ import {
   type BucketFigures,
   bucketFigures,
   bucketRollups,
-  firstExecutionStarts,
+  type ScopeWorkflow,
+  scopeWorkflows,
   WHOLE_SCOPE,
 } from './anomalies.store.js';
 import { Baselines, observedValue, type Point, type ScopeFigures } from './anomaly-detection.js';
@@ -21,6 +22,8 @@ export interface SeriesOf {
   readonly metric: AnomalyMetric;
   /** Null: the organization as a whole. */
   readonly workflowUuid: string | null;
+  /** The workflow's name; null for the organization as a whole. */
+  readonly workflowName: string | null;
   /** Every bucket's point for the scope asked for; a workflow's series within it holds its anomalous points only. */
   readonly points: Point[];
 }
@@ -100,6 +103,23 @@ interface Judged {
 /** By the judged bucket's kept values: gone with them. */
 const JUDGED = new WeakMap<BucketValues, Judged>();
 
+/**
+ * A request's series, kept with the judged buckets they were assembled from, the scopes those
+ * buckets hold and the scopes' names: while every judged bucket is the very one kept (so are the
+ * buckets of its baseline, hence the scopes) and no name has changed, the series are the same, and
+ * a repeated request assembles nothing (the organization's series are 150, of 24 points each).
+ */
+interface Assembled {
+  readonly judged: readonly Judged[];
+  readonly scopes: ReadonlyArray<readonly [string, string | null]>;
+  readonly names: ReadonlyArray<string | null>;
+  readonly series: SeriesOf[];
+}
+
+/** By organization, buckets and scope: the latest of each, the least recently assembled going first. */
+const ASSEMBLED = new Map<string, Assembled>();
+const MAX_ASSEMBLED = 256;
+
 /** Each scope's values by metric and bucket key, filled in one pass over the kept values. */
 function scopeFigures(
   values: ReadonlyMap<number, BucketValues>,
@@ -149,7 +169,7 @@ export async function detectAnomalies(
   db: Queryable,
   organizationId: string,
   query: DetectQuery,
-): Promise<SeriesOf[]> {
+): Promise<readonly SeriesOf[]> {
   const { buckets, width } = query;
   if (buckets.length === 0) return [];
   // The buckets are contiguous (DetectQuery.buckets).
@@ -161,7 +181,7 @@ export async function detectAnomalies(
   const read: readonly AnomalyMetric[] = withDurations
     ? ['EXECUTIONS', 'FAILURE_RATE', 'DURATION_P95']
     : ['EXECUTIONS', 'FAILURE_RATE'];
-  const [values, firsts] = await Promise.all([
+  const [values, workflows] = await Promise.all([
     keptPerWindow(
       db,
       BUCKET_VALUES,
@@ -188,15 +208,11 @@ export async function detectAnomalies(
         },
       },
     ),
-    firstExecutionStarts(db, organizationId, query.workflowUuid),
+    scopeWorkflows(db, organizationId, query.workflowUuid),
   ]);
-  const scopes: Array<[string, string | null]> = [[WHOLE_SCOPE, query.workflowUuid]];
-  if (perWorkflow) {
-    const workflows = new Set<string>();
-    for (const bucket of values.values()) for (const scope of bucket.scopes) workflows.add(scope);
-    workflows.delete(WHOLE_SCOPE);
-    for (const uuid of [...workflows].sort()) scopes.push([uuid, uuid]);
-  }
+  const firsts = new Map<string, number>();
+  for (const [uuid, { firstStartedAt }] of workflows)
+    if (firstStartedAt !== undefined) firsts.set(uuid, firstStartedAt);
   const shape = {
     firsts: [...firsts]
       .map(([uuid, first]) => `${uuid}=${first}`)
@@ -224,6 +240,14 @@ export async function detectAnomalies(
     return kept;
   });
   const missing = judged.flatMap((kept, i) => (kept === undefined ? [i] : []));
+  const assembledId = `${organizationId}|${baselines.judged[0]}|${baselines.judged.length}|${width}|${query.workflowUuid}|${perWorkflow}|${shape.metrics}`;
+  const before = ASSEMBLED.get(assembledId);
+  const sameBuckets =
+    before !== undefined && missing.length === 0 && before.judged.every((was, i) => judged[i] === was);
+  // The whole scope first, then (perWorkflow) each workflow with figures in any bucket read, by uuid.
+  const scopes: ReadonlyArray<readonly [string, string | null]> = sameBuckets
+    ? before.scopes
+    : [[WHOLE_SCOPE, query.workflowUuid], ...(perWorkflow ? workflowScopes(values) : [])];
   if (missing.length > 0) {
     const points = missing.map(() => new Map<string, Array<Point | null>>());
     const scopeOf = scopeFigures(values, starts, read, perWorkflow, firsts);
@@ -255,16 +279,33 @@ export async function detectAnomalies(
       if (observed !== undefined) JUDGED.set(observed, made);
     }
   }
+  const names = scopes.map(([, uuid]) => (uuid === null ? null : (workflows.get(uuid)?.name ?? null)));
+  if (sameBuckets && names.every((name, i) => name === before.names[i])) {
+    ASSEMBLED.delete(assembledId);
+    ASSEMBLED.set(assembledId, before);
+    return before.series;
+  }
   const series: SeriesOf[] = [];
-  for (const [scope, workflowUuid] of scopes) {
+  for (const [k, [scope, workflowUuid]] of scopes.entries()) {
     for (const [m, metric] of query.metrics.entries()) {
       const points: Point[] = [];
       for (const of of judged) {
         const point = of!.points.get(scope)?.[m];
         if (point) points.push(point);
       }
-      series.push({ metric, workflowUuid, points });
+      series.push({ metric, workflowUuid, workflowName: names[k]!, points });
     }
   }
+  ASSEMBLED.delete(assembledId);
+  if (ASSEMBLED.size >= MAX_ASSEMBLED) ASSEMBLED.delete(ASSEMBLED.keys().next().value!);
+  ASSEMBLED.set(assembledId, { judged: judged as Judged[], scopes, names, series });
   return series;
+}
+
+/** The workflows with figures in any of the buckets, by uuid. */
+function workflowScopes(values: ReadonlyMap<number, BucketValues>): Array<readonly [string, string]> {
+  const workflows = new Set<string>();
+  for (const bucket of values.values()) for (const scope of bucket.scopes) workflows.add(scope);
+  workflows.delete(WHOLE_SCOPE);
+  return [...workflows].sort().map((uuid) => [uuid, uuid] as const);
 }

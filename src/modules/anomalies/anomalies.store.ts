@@ -122,26 +122,35 @@ export async function bucketFigures(
   return answer;
 }
 
+/** A workflow of the scope: its name, and when its first execution started (undefined without one). */
+export interface ScopeWorkflow {
+  readonly name: string;
+  readonly firstStartedAt: number | undefined;
+}
+
 /**
- * When the first execution of each visible workflow started (of `workflowUuid` alone when given):
- * one index probe per workflow. Workflows without executions are absent.
+ * The scope's workflows (of `workflowUuid` alone when given), each with its name and when its
+ * first execution started: one index probe per workflow, in the statement that names them, so
+ * that the anomalies listed need no statement of their own for their workflows' names.
  */
-export async function firstExecutionStarts(
+export async function scopeWorkflows(
   db: Queryable,
   organizationId: string,
   workflowUuid: string | null,
-): Promise<Map<string, number>> {
+): Promise<Map<string, ScopeWorkflow>> {
   // Planned once per connection, as the rollup reads beside it: no switch of the connection's plan mode.
-  const rows = await db.query<{ uuid: string; started_at: Date | null }>(
-    genericPlan(`select w.uuid, x.started_at
+  const rows = await db.query<{ uuid: string; name: string; started_at: Date | null }>(
+    genericPlan(`select w.uuid, w.name, x.started_at
      from workflows w
-     cross join lateral (
+     left join lateral (
        select e.started_at from executions e
        where e.organization_id = $1 and e.workflow_uuid = w.uuid
        order by e.started_at limit 1
-     ) x
+     ) x on true
      where w.organization_id = $1 and ($2::uuid is null or w.uuid = $2)`),
     [organizationId, workflowUuid],
   );
-  return new Map(rows.map((row) => [row.uuid, row.started_at!.getTime()]));
+  return new Map(
+    rows.map((row) => [row.uuid, { name: row.name, firstStartedAt: row.started_at?.getTime() }]),
+  );
 }
