@@ -3,6 +3,7 @@ import { genericPlan, type Queryable } from '../../db/database.js';
 import { type ServiceLevelObjectiveRow, serviceLevelObjectives } from '../../db/tables.js';
 
 const COLUMNS = serviceLevelObjectives.columns.map(([name]) => name).join(', ');
+const COLUMNS_OF_O = serviceLevelObjectives.columns.map(([name]) => `o.${name}`).join(', ');
 
 export type NewObjective = Omit<ServiceLevelObjectiveRow, 'created_at' | 'updated_at'>;
 
@@ -85,16 +86,40 @@ export async function deleteObjective(
  * The objectives of an organization by name, then id; with `workflowUuid`, those of that
  * workflow only (an organization-wide objective is not one of a workflow's).
  */
+const LISTED = `where o.organization_id = $1 and ($2::uuid is null or o.workflow_uuid = $2)
+     order by o.name collate "C", o.id`;
+
+/** The objectives of an organization (LISTED). */
 export function listObjectives(
   db: Queryable,
   organizationId: string,
   workflowUuid: string | null = null,
 ): Promise<ServiceLevelObjectiveRow[]> {
-  // Planned once per connection, as the rollup reads of serviceLevels after it.
   return db.query<ServiceLevelObjectiveRow>(
-    genericPlan(`select ${COLUMNS} from service_level_objectives
-     where organization_id = $1 and ($2::uuid is null or workflow_uuid = $2)
-     order by name collate "C", id`),
+    `select ${COLUMNS_OF_O} from service_level_objectives o ${LISTED}`,
+    [organizationId, workflowUuid],
+  );
+}
+
+/** An objective as serviceLevels measures and answers it: what it counts, with its workflow's name. */
+export type MeasuredObjective = Omit<ServiceLevelObjectiveRow, 'created_at' | 'updated_at'> & {
+  /** Null for an organization-wide objective. */
+  readonly workflow_name: string | null;
+};
+
+/** The objectives of an organization (LISTED) with their workflows' names, in one statement. */
+export function listMeasuredObjectives(
+  db: Queryable,
+  organizationId: string,
+  workflowUuid: string | null,
+): Promise<MeasuredObjective[]> {
+  // Planned once per connection, as the rollup reads of serviceLevels after it.
+  return db.query<MeasuredObjective>(
+    genericPlan(`select o.id, o.organization_id, o.name, o.workflow_uuid, o.indicator, o.target,
+            o.threshold_ms, o.period_days, w.name as workflow_name
+     from service_level_objectives o
+     left join workflows w on w.organization_id = o.organization_id and w.uuid = o.workflow_uuid
+     ${LISTED}`),
     [organizationId, workflowUuid],
   );
 }

@@ -1,17 +1,13 @@
-import type { ServiceLevelObjectiveRow } from '../../db/tables.js';
 import type { ServiceLevelFigures } from './burn-rates.js';
+import type { MeasuredObjective } from './objectives.store.js';
 
 /** An objective and its figures as serviceLevels answers them. */
-export function toServiceLevel(
-  objective: ServiceLevelObjectiveRow,
-  workflowName: string | null,
-  figures: ServiceLevelFigures,
-) {
+export function toServiceLevel(objective: MeasuredObjective, figures: ServiceLevelFigures) {
   return {
     id: objective.id,
     name: objective.name,
     workflowUUID: objective.workflow_uuid,
-    workflowName,
+    workflowName: objective.workflow_name,
     indicator: objective.indicator as 'SUCCESS' | 'LATENCY',
     target: objective.target,
     thresholdMs: objective.threshold_ms,

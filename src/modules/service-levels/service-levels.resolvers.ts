@@ -1,8 +1,7 @@
 import type { Resolvers } from '../resolver-types.generated.js';
 import { workflowScope } from '../shared/workflow-scope.js';
-import { workflowNames } from '../workflows/workflows.store.js';
 import { figuresOf } from './burn-rates.js';
-import { listObjectives } from './objectives.store.js';
+import { listMeasuredObjectives } from './objectives.store.js';
 import { toServiceLevel } from './service-level.mapper.js';
 import { readObjectiveCounts } from './service-levels.store.js';
 
@@ -12,24 +11,13 @@ export const serviceLevelsResolvers: Resolvers = {
       const workflowUuid = await workflowScope(ctx, input.workflowUUID, 'unchecked');
       // Not a uuid: no workflow has it, so none of its objectives exist.
       if (workflowUuid === undefined) return { data: [] };
-      const objectives = await listObjectives(ctx.db, ctx.organizationId, workflowUuid);
+      const objectives = await listMeasuredObjectives(ctx.db, ctx.organizationId, workflowUuid);
       if (objectives.length === 0) return { data: [] };
       const now = ctx.now();
-      const [counts, names] = await Promise.all([
-        readObjectiveCounts(ctx.db, ctx.organizationId, objectives, now),
-        workflowNames(
-          ctx.db,
-          ctx.organizationId,
-          objectives.flatMap((objective) => (objective.workflow_uuid ? [objective.workflow_uuid] : [])),
-        ),
-      ]);
+      const counts = await readObjectiveCounts(ctx.db, ctx.organizationId, objectives, now);
       return {
         data: objectives.map((objective, i) =>
-          toServiceLevel(
-            objective,
-            objective.workflow_uuid ? (names.get(objective.workflow_uuid) ?? null) : null,
-            figuresOf(objective.target, counts[i]!.period, counts[i]!.windows),
-          ),
+          toServiceLevel(objective, figuresOf(objective.target, counts[i]!.period, counts[i]!.windows)),
         ),
       };
     },

@@ -7,6 +7,7 @@
  * histograms by workflow, the organization's own duration histograms), besides the objectives
  * themselves and their workflows' names.
  */
+import { LRUCache } from 'lru-cache';
 import type { Queryable } from '../../db/database.js';
 import type { ServiceLevelObjectiveRow } from '../../db/tables.js';
 import { sha256 } from '../../lib/sha256.js';
@@ -54,6 +55,8 @@ export type ObjectiveScope = Pick<
  */
 class SegmentedWindows {
   readonly segments: KeptWindow[] = [];
+  /** How many of the segments, the first, are of whole buckets; the raw edges follow them. */
+  whole = 0;
   private readonly lengths = new Set<number>();
   /**
    * By length: the window's segments of whole buckets, keys `first` to before `end` (they are
@@ -68,6 +71,11 @@ class SegmentedWindows {
     private readonly now: number,
     private readonly rollup: Pick<AnyRollup, 'grains' | 'recentFinest'>,
   ) {}
+
+  /** Names the set's windows: the segments of sets with the same lengths at the same now are the same. */
+  get lengthsId(): string {
+    return [...this.lengths].sort((a, b) => a - b).join(',');
+  }
 
   add(lengthMs: number): void {
     this.lengths.add(lengthMs);
@@ -92,6 +100,7 @@ class SegmentedWindows {
     const sorted = [...edges].sort((a, b) => a - b);
     for (let i = 0; i + 1 < sorted.length; i++)
       this.segments.push({ key: i, from: sorted[i]!, to: sorted[i + 1]! });
+    this.whole = this.segments.length;
     /** Raw edges by `from|to`: windows share their end's. */
     const rawKeys = new Map<string, number>();
     for (const [length, pieces] of covers) {
@@ -134,31 +143,54 @@ interface Series {
 }
 
 /**
- * Each series' counts summed over runs of segments, from running sums made once per series
- * (a scope, with a latency threshold): an objective's windows then cost two lookups each, where
- * summing each window's segments cost the request tens of thousands of additions. A scope's
+ * Each series' counts summed over runs of whole-bucket segments, from running sums made once per
+ * series (a scope, with a latency threshold): an objective's windows then cost two lookups each,
+ * where summing each window's segments cost the request tens of thousands of additions. A scope's
  * counts in each segment (`T`: executions, or finished durations) are gathered once for all its
- * series.
+ * series. Kept from request to request (`kept`) while every segment holds the very counts it held:
+ * the segments of whole buckets change only as now passes a bucket's end, and kept counts are
+ * replaced, never changed, when their days change.
  */
 class SegmentSums<T> {
   readonly #sums = new Map<string, { readonly total: Float64Array; readonly good: Float64Array }>();
   readonly #byScope = new Map<string, ReadonlyArray<T | undefined>>();
 
-  constructor(
-    private readonly segments: number,
-    private readonly counts: ReadonlyMap<number, SegmentCounts<T>>,
+  private constructor(
+    /** Each whole-bucket segment's counts, by key. */
+    private readonly counts: ReadonlyArray<SegmentCounts<T>>,
     private readonly totalOf: (found: T) => number,
     private readonly goodOf: (found: T, series: Series) => number,
   ) {}
 
-  /** The counts of `series` over the segments `first` to before `end`, and those of `more`. */
-  of(series: Series, first: number, end: number, more: readonly number[]): Counts {
+  /** By organization and set of segments: the latest sums of each, the least recently used going first. */
+  static readonly #kept = new LRUCache<string, SegmentSums<never>>({ max: 256 });
+
+  /** The sums of `counts` (the whole-bucket segments' by key), those made for the same counts if kept under `id`. */
+  static kept<T>(
+    id: string,
+    counts: ReadonlyArray<SegmentCounts<T>>,
+    totalOf: (found: T) => number,
+    goodOf: (found: T, series: Series) => number,
+  ): SegmentSums<T> {
+    const before = SegmentSums.#kept.get(id) as SegmentSums<T> | undefined;
+    if (
+      before !== undefined &&
+      before.counts.length === counts.length &&
+      before.counts.every((was, key) => counts[key] === was)
+    )
+      return before;
+    const made = new SegmentSums(counts, totalOf, goodOf);
+    SegmentSums.#kept.set(id, made as unknown as SegmentSums<never>);
+    return made;
+  }
+
+  /** The counts of `series` over the segments `first` to before `end`, and over the raw edges `more`. */
+  of(series: Series, first: number, end: number, more: ReadonlyArray<SegmentCounts<T>>): Counts {
     const sums = this.#run(series);
     let total = sums.total[end]! - sums.total[first]!;
     let good = sums.good[end]! - sums.good[first]!;
-    const found = this.#ofScope(series.scope);
-    for (const key of more) {
-      const counts = found[key];
+    for (const edge of more) {
+      const counts = edge.get(series.scope);
       if (counts === undefined) continue;
       total += this.totalOf(counts);
       good += this.goodOf(counts, series);
@@ -169,7 +201,7 @@ class SegmentSums<T> {
   #ofScope(scope: string): ReadonlyArray<T | undefined> {
     let found = this.#byScope.get(scope);
     if (found === undefined) {
-      found = Array.from({ length: this.segments }, (_, key) => this.counts.get(key)?.get(scope));
+      found = this.counts.map((counts) => counts.get(scope));
       this.#byScope.set(scope, found);
     }
     return found;
@@ -179,9 +211,9 @@ class SegmentSums<T> {
     let sums = this.#sums.get(series.id);
     if (sums === undefined) {
       const found = this.#ofScope(series.scope);
-      const total = new Float64Array(this.segments + 1);
-      const good = new Float64Array(this.segments + 1);
-      for (let key = 0; key < this.segments; key++) {
+      const total = new Float64Array(found.length + 1);
+      const good = new Float64Array(found.length + 1);
+      for (let key = 0; key < found.length; key++) {
         const counts = found[key];
         total[key + 1] = total[key]! + (counts === undefined ? 0 : this.totalOf(counts));
         good[key + 1] = good[key]! + (counts === undefined ? 0 : this.goodOf(counts, series));
@@ -291,6 +323,7 @@ export async function readObjectiveCounts(
     measures: ['finished_count', 'duration_bins'],
   } as const;
   const workflows = [...latencyWorkflows].sort();
+  const latencyId = `latency|${sha256(workflows.join(',')).toString('hex')}`;
   /** A latency set's counts per segment, from `read`'s rows (a workflow's, or without one the organization's). */
   const latencyOf = (
     set: SegmentedWindows,
@@ -343,7 +376,7 @@ export async function readObjectiveCounts(
         return answer;
       },
     }),
-    latencyOf(latency, `latency|${sha256(workflows.join(',')).toString('hex')}`, (segments) =>
+    latencyOf(latency, latencyId, (segments) =>
       readWindows(db, durations, organizationId, organizationWide(segments), {
         ...histogramOptions,
         where: { ...histogramOptions.where, workflow_uuid: workflows },
@@ -359,31 +392,51 @@ export async function readObjectiveCounts(
       }),
     ),
   ]);
-  const successSums = new SegmentSums(
-    success.segments.length,
+  /** Per set, a series' counts over a window of a length: its whole-bucket segments' sums (kept) and its raw edges. */
+  const measures = new Map<SegmentedWindows, (series: Series, length: number) => Counts>();
+  const measure = <T>(
+    set: SegmentedWindows,
+    id: string,
+    counts: ReadonlyMap<number, SegmentCounts<T>>,
+    totalOf: (found: T) => number,
+    goodOf: (found: T, series: Series) => number,
+  ) => {
+    const whole = Array.from({ length: set.whole }, (_, key) => counts.get(key)!);
+    const sums = SegmentSums.kept(`${organizationId}|${id}|${set.lengthsId}`, whole, totalOf, goodOf);
+    measures.set(set, (series, length) => {
+      const { first, end, edges } = set.partsOf(length);
+      return sums.of(
+        series,
+        first,
+        end,
+        edges.map((key) => counts.get(key)!),
+      );
+    });
+  };
+  measure(
+    success,
+    'success',
     successCounts,
     (counts) => counts.total,
     (counts) => counts.good,
   );
-  const latencySumsOf = (set: SegmentedWindows, counts: ReadonlyMap<number, SegmentCounts<Finished>>) =>
-    new SegmentSums(
-      set.segments.length,
+  for (const [set, id, counts] of [
+    [latency, latencyId, latencyCounts],
+    [organizationLatency, 'organization latency', organizationLatencyCounts],
+  ] as const)
+    measure(
+      set,
+      id,
       counts,
       (finished) => finished.total,
       (finished, { bin }) => finished.below(bin!),
     );
-  const latencySums = latencySumsOf(latency, latencyCounts);
-  const organizationLatencySums = latencySumsOf(organizationLatency, organizationLatencyCounts);
   return objectives.map((objective) => {
     const scope = objective.workflow_uuid ?? ORGANIZATION;
-    const set = setOf(objective);
-    const sums = set === success ? successSums : set === latency ? latencySums : organizationLatencySums;
+    const of = measures.get(setOf(objective))!;
     const bin = objective.indicator === 'LATENCY' ? binOf(objective.threshold_ms!) : undefined;
     const series: Series = bin === undefined ? { id: scope, scope } : { id: `${bin}|${scope}`, scope, bin };
-    const [period, ...windows] = lengthsOf(objective).map((length) => {
-      const { first, end, edges } = set.partsOf(length);
-      return sums.of(series, first, end, edges);
-    });
+    const [period, ...windows] = lengthsOf(objective).map((length) => of(series, length));
     return { period: period!, windows };
   });
 }
