@@ -186,12 +186,12 @@ describe('rollup answers a server keeps while their days are unchanged', () => {
     assert.deepEqual(later, await levels(uncached));
   });
 
-  it('reads again only the raw edges of the windows of service levels when now has moved within its minute', async () => {
-    const statements: Array<{ text: string; grains: unknown }> = [];
+  it('counts the raw edges of service levels from the minutes it kept: a later now reads only the minutes it reaches', async () => {
+    const statements: Array<{ text: string; params: readonly unknown[] | undefined }> = [];
     const counting = {
       ...database.db,
       query: <Row>(text: string, params?: readonly unknown[]) => {
-        statements.push({ text, grains: params?.[2] });
+        statements.push({ text, params });
         return database.db.query<Row>(text, params);
       },
     };
@@ -206,23 +206,40 @@ describe('rollup answers a server keeps while their days are unchanged', () => {
         objectives,
         now,
       );
+    const uncached = (now: number) =>
+      readObjectiveCounts(database.db, tenant.organizationId, objectives, now);
+    /** The starts of the minutes read by the statements sent since the last call. */
+    const minutesRead = () => {
+      const starts = statements
+        .filter(({ text }) => /as m\(key, lo, hi\)/.test(text))
+        .flatMap(({ params }) => (params![2] as Date[]).map((start) => start.getTime()));
+      statements.length = 0;
+      return starts;
+    };
     await read(minute + 20 * SECOND);
-    statements.length = 0;
+    const first = minutesRead();
+    assert.ok(first.length >= 9, String(first.length));
     const moved = await read(minute + 27 * SECOND);
-    const windowReads = statements.filter(({ text }) => /with given as/.test(text));
-    // Success counts, a workflow's latency, the organization's: each its raw edges only, one piece
-    // for each: the start of each window (the 7-day period and the seven burn windows, all at 27
-    // seconds past a minute) and their shared end. The other windows' pieces are not cut there.
-    assert.equal(windowReads.length, 3, statements.map(({ text }) => text).join('\n---\n'));
-    for (const { grains } of windowReads)
-      assert.deepEqual(
-        grains,
-        Array.from({ length: 8 + 1 }, () => RAW),
-      );
+    // Within the same minute every edge lies in a minute kept: only the days' versions are read.
+    assert.equal(statements.length, 1, statements.map(({ text }) => text).join('\n---\n'));
+    assert.match(statements[0]!.text, /rollup_versions/);
+    assert.deepEqual(moved, await uncached(minute + 27 * SECOND));
+    // A minute on, the edges reach minutes not read before: those are read, in one statement, and
+    // no edge is read from the executions otherwise.
+    statements.length = 0;
+    const next = await read(minute + MINUTE + 3 * SECOND);
+    // The whole buckets the windows now end at are read as rollup rows, never a raw piece.
+    const pieces = statements
+      .filter(({ text }) => /with given as/.test(text))
+      .flatMap(({ params }) => params![2] as number[]);
+    assert.ok(pieces.length > 0 && !pieces.includes(RAW), String(pieces));
+    const later = minutesRead();
+    assert.ok(later.length > 0);
     assert.deepEqual(
-      moved,
-      await readObjectiveCounts(database.db, tenant.organizationId, objectives, minute + 27 * SECOND),
+      later.filter((start) => first.includes(start)),
+      [],
     );
+    assert.deepEqual(next, await uncached(minute + MINUTE + 3 * SECOND));
   });
 
   it('answers deployment impact from the edges it kept at deployments, exactly as a server that keeps nothing', async () => {

@@ -8,16 +8,17 @@
  * themselves and their workflows' names.
  */
 import { LRUCache } from 'lru-cache';
-import type { Queryable } from '../../db/database.js';
+import { genericPlan, type Queryable } from '../../db/database.js';
 import type { ServiceLevelObjectiveRow } from '../../db/tables.js';
+import { floorTo } from '../../lib/buckets.js';
 import { sha256 } from '../../lib/sha256.js';
 import { firstAtOrAbove } from '../../lib/sorted.js';
-import { DAY } from '../../lib/time.js';
+import { DAY, MINUTE } from '../../lib/time.js';
 import type { BinCounts } from '../../rollups/bin-counts.js';
-import { binOf } from '../../rollups/duration-bins.js';
-import { durations, EXECUTION_LEVEL } from '../../rollups/durations.rollup.js';
+import { binOf, LOWER_BOUNDS_SQL } from '../../rollups/duration-bins.js';
+import { durationMsSql, durations, EXECUTION_LEVEL } from '../../rollups/durations.rollup.js';
 import { executionCounts } from '../../rollups/execution-counts.rollup.js';
-import type { AnyRollup } from '../../rollups/rollup.js';
+import { type AnyRollup, isVisibleWorkflow } from '../../rollups/rollup.js';
 import { type RollupWindow, readWindows } from '../../rollups/rollup-reader.store.js';
 import { KeptKind, type KeptWindow, keptPerWindow } from '../../rollups/window-cache.js';
 import { coverWindow, halfOpen } from '../../rollups/windows.js';
@@ -71,6 +72,16 @@ class SegmentedWindows {
     private readonly now: number,
     private readonly rollup: Pick<AnyRollup, 'grains' | 'recentFinest'>,
   ) {}
+
+  /** The segments of whole buckets: the first `whole`. */
+  get wholeSegments(): readonly KeptWindow[] {
+    return this.segments.slice(0, this.whole);
+  }
+
+  /** The raw edges: the segments after the whole ones. */
+  get rawSegments(): readonly KeptWindow[] {
+    return this.segments.slice(this.whole);
+  }
 
   /** Names the set's windows: the segments of sets with the same lengths at the same now are the same. */
   get lengthsId(): string {
@@ -252,6 +263,20 @@ class Finished {
     return new Finished(total, Int32Array.from(bins), Float64Array.from(sums));
   }
 
+  /** Of finished executions, each given by its bin. */
+  static ofBins(items: readonly number[]): Finished {
+    const bins: number[] = [];
+    const sums = [0];
+    for (const bin of Int32Array.from(items).sort()) {
+      if (bins.at(-1) !== bin) {
+        bins.push(bin);
+        sums.push(sums.at(-1)!);
+      }
+      sums[sums.length - 1] = sums.at(-1)! + 1;
+    }
+    return new Finished(items.length, Int32Array.from(bins), Float64Array.from(sums));
+  }
+
   /** Finished executions in bins below `bin`. */
   below(bin: number): number {
     return this.sums[firstAtOrAbove(this.bins, bin)]!;
@@ -261,6 +286,108 @@ class Finished {
   get bytes(): number {
     return 200 + 12 * this.bins.length;
   }
+}
+
+/**
+ * The finished executions (FINISHED) of the organization's visible workflows that started in one
+ * minute, in start order: what the raw edges inside the minute count. The raw edges of windows
+ * that end now move on every request, inside minutes that do not: a minute's rows are read once
+ * and kept while its day is unchanged (its bounds are fixed instants: KeptWindow.fixed), and each
+ * edge is counted from them, where each request read every edge again (three statements, the
+ * better part of the request's database time, growing with the executions a minute holds).
+ */
+interface MinuteRows {
+  /** Start instants (ms), ascending. */
+  readonly starts: Float64Array;
+  readonly workflows: readonly string[];
+  /** 1 where the execution succeeded. */
+  readonly success: Uint8Array;
+  /** The bin of its duration (duration-bins.ts, as the duration rollups bin it); -1 without `finished_at`. */
+  readonly bins: Int16Array;
+}
+
+const MINUTE_ROWS = new KeptKind<MinuteRows>('service level raw minute');
+
+const minuteRowsBytes = (rows: MinuteRows) => 200 + 90 * rows.starts.length;
+
+/**
+ * The rows of each minute (a window of one minute, keyed), by the rules of the rollups' raw rows:
+ * executions counts' (status) and the durations' (a duration's bin, finished_at) of the
+ * organization's visible workflows.
+ */
+async function readMinuteRows(
+  db: Queryable,
+  organizationId: string,
+  minutes: readonly KeptWindow[],
+): Promise<Map<number, MinuteRows>> {
+  const rows = await db.query<{
+    key: number;
+    started_at: Date;
+    workflow_uuid: string;
+    success: boolean;
+    bin: number | null;
+  }>(
+    genericPlan(`select m.key, e.started_at, e.workflow_uuid, e.status = 'SUCCESS' as success,
+            case when e.finished_at is null then null
+                 else width_bucket(${durationMsSql('e.started_at', 'e.finished_at')}, ${LOWER_BOUNDS_SQL}) - 1
+            end as bin
+     from unnest($2::int[], $3::timestamptz[], $4::timestamptz[]) as m(key, lo, hi)
+     cross join lateral (
+       select e.started_at, e.finished_at, e.workflow_uuid, e.status from executions e
+       where e.organization_id = $1 and e.started_at >= m.lo and e.started_at < m.hi
+         and e.status in (${FINISHED.map((status) => `'${status}'`).join(', ')})
+         and ${isVisibleWorkflow('e.workflow_uuid', 'hashed')}
+     ) e
+     order by m.key, e.started_at`),
+    [
+      organizationId,
+      minutes.map(({ key }) => key),
+      minutes.map(({ from }) => new Date(from)),
+      minutes.map(({ to }) => new Date(to)),
+    ],
+  );
+  const byKey = new Map<number, typeof rows>(minutes.map(({ key }) => [key, []]));
+  for (const row of rows) byKey.get(row.key)!.push(row);
+  return new Map(
+    [...byKey].map(([key, of]) => [
+      key,
+      {
+        starts: Float64Array.from(of, (row) => row.started_at.getTime()),
+        workflows: of.map((row) => row.workflow_uuid),
+        success: Uint8Array.from(of, (row) => (row.success ? 1 : 0)),
+        bins: Int16Array.from(of, (row) => row.bin ?? -1),
+      },
+    ]),
+  );
+}
+
+/** The counts of a raw edge per scope (each workflow, and the organization under ''): of finished executions, and of finished durations. */
+interface EdgeCounts {
+  readonly success: SegmentCounts<Counts>;
+  readonly latency: SegmentCounts<Finished>;
+}
+
+/** The counts of the rows of `minutes` that started in [from, to). */
+function edgeCounts(minutes: readonly MinuteRows[], from: number, to: number): EdgeCounts {
+  const success = new Map<string, { total: number; good: number }>();
+  const bins = new Map<string, number[]>();
+  for (const rows of minutes)
+    for (let i = firstAtOrAbove(rows.starts, from); i < rows.starts.length && rows.starts[i]! < to; i++)
+      for (const scope of [rows.workflows[i]!, ORGANIZATION]) {
+        const counts = success.get(scope) ?? { total: 0, good: 0 };
+        counts.total += 1;
+        counts.good += rows.success[i]!;
+        success.set(scope, counts);
+        const bin = rows.bins[i]!;
+        if (bin < 0) continue;
+        const finished = bins.get(scope) ?? [];
+        finished.push(bin);
+        bins.set(scope, finished);
+      }
+  return {
+    success,
+    latency: new Map([...bins].map(([scope, items]) => [scope, Finished.ofBins(items)])),
+  };
 }
 
 /** A segment's counts by scope (the organization's under ''): of executions, or of finished durations. */
@@ -336,7 +463,7 @@ export async function readObjectiveCounts(
       }>
     >,
   ) =>
-    keptPerWindow(db, LATENCY_SEGMENTS, organizationId, set.segments, {
+    keptPerWindow(db, LATENCY_SEGMENTS, organizationId, set.wholeSegments, {
       rollups: [durations],
       id,
       bytes: finishedBytes,
@@ -352,8 +479,22 @@ export async function readObjectiveCounts(
         return answer;
       },
     });
-  const [successCounts, latencyCounts, organizationLatencyCounts] = await Promise.all([
-    keptPerWindow(db, SUCCESS_SEGMENTS, organizationId, success.segments, {
+  // Every minute a raw edge of any set lies in.
+  const minuteStarts = new Set<number>();
+  for (const set of [success, latency, organizationLatency])
+    for (const { from, to } of set.rawSegments)
+      for (let minute = floorTo(from, MINUTE); minute < to; minute += MINUTE) minuteStarts.add(minute);
+  const minutes: KeptWindow[] = [...minuteStarts]
+    .sort((a, b) => a - b)
+    .map((from, key) => ({ key, from, to: from + MINUTE, fixed: 'both' }));
+  const [minuteRows, successCounts, latencyCounts, organizationLatencyCounts] = await Promise.all([
+    keptPerWindow(db, MINUTE_ROWS, organizationId, minutes, {
+      rollups: [executionCounts, durations],
+      id: 'minute rows',
+      bytes: minuteRowsBytes,
+      derive: (missing) => readMinuteRows(db, organizationId, missing),
+    }),
+    keptPerWindow(db, SUCCESS_SEGMENTS, organizationId, success.wholeSegments, {
       rollups: [executionCounts],
       id: 'success',
       bytes: countsBytes,
@@ -392,12 +533,29 @@ export async function readObjectiveCounts(
       }),
     ),
   ]);
+  /** Each raw edge's counts, by `from|to`: windows and sets share them. */
+  const rawEdges = new Map<string, EdgeCounts>();
+  const edgeOf = ({ from, to }: KeptWindow) => {
+    const id = `${from}|${to}`;
+    let found = rawEdges.get(id);
+    if (found === undefined) {
+      const within = minutes.filter((minute) => minute.to > from && minute.from < to);
+      found = edgeCounts(
+        within.map(({ key }) => minuteRows.get(key)!),
+        from,
+        to,
+      );
+      rawEdges.set(id, found);
+    }
+    return found;
+  };
   /** Per set, a series' counts over a window of a length: its whole-bucket segments' sums (kept) and its raw edges. */
   const measures = new Map<SegmentedWindows, (series: Series, length: number) => Counts>();
   const measure = <T>(
     set: SegmentedWindows,
     id: string,
     counts: ReadonlyMap<number, SegmentCounts<T>>,
+    countsOfEdge: (edge: KeptWindow) => SegmentCounts<T>,
     totalOf: (found: T) => number,
     goodOf: (found: T, series: Series) => number,
   ) => {
@@ -409,7 +567,7 @@ export async function readObjectiveCounts(
         series,
         first,
         end,
-        edges.map((key) => counts.get(key)!),
+        edges.map((key) => countsOfEdge(set.segments[key]!)),
       );
     });
   };
@@ -417,6 +575,7 @@ export async function readObjectiveCounts(
     success,
     'success',
     successCounts,
+    (edge) => edgeOf(edge).success,
     (counts) => counts.total,
     (counts) => counts.good,
   );
@@ -428,6 +587,7 @@ export async function readObjectiveCounts(
       set,
       id,
       counts,
+      (edge) => edgeOf(edge).latency,
       (finished) => finished.total,
       (finished, { bin }) => finished.below(bin!),
     );
