@@ -371,19 +371,23 @@ interface EdgeCounts {
 function edgeCounts(minutes: readonly MinuteRows[], from: number, to: number): EdgeCounts {
   const success = new Map<string, { total: number; good: number }>();
   const bins = new Map<string, number[]>();
+  const add = (scope: string, good: number, bin: number) => {
+    const counts = success.get(scope);
+    if (counts === undefined) success.set(scope, { total: 1, good });
+    else {
+      counts.total += 1;
+      counts.good += good;
+    }
+    if (bin < 0) return;
+    const finished = bins.get(scope);
+    if (finished === undefined) bins.set(scope, [bin]);
+    else finished.push(bin);
+  };
   for (const rows of minutes)
-    for (let i = firstAtOrAbove(rows.starts, from); i < rows.starts.length && rows.starts[i]! < to; i++)
-      for (const scope of [rows.workflows[i]!, ORGANIZATION]) {
-        const counts = success.get(scope) ?? { total: 0, good: 0 };
-        counts.total += 1;
-        counts.good += rows.success[i]!;
-        success.set(scope, counts);
-        const bin = rows.bins[i]!;
-        if (bin < 0) continue;
-        const finished = bins.get(scope) ?? [];
-        finished.push(bin);
-        bins.set(scope, finished);
-      }
+    for (let i = firstAtOrAbove(rows.starts, from); i < rows.starts.length && rows.starts[i]! < to; i++) {
+      add(rows.workflows[i]!, rows.success[i]!, rows.bins[i]!);
+      add(ORGANIZATION, rows.success[i]!, rows.bins[i]!);
+    }
   return {
     success,
     latency: new Map([...bins].map(([scope, items]) => [scope, Finished.ofBins(items)])),
@@ -561,14 +565,16 @@ export async function readObjectiveCounts(
   ) => {
     const whole = Array.from({ length: set.whole }, (_, key) => counts.get(key)!);
     const sums = SegmentSums.kept(`${organizationId}|${id}|${set.lengthsId}`, whole, totalOf, goodOf);
+    // Per window length: its run of segments and its raw edges' counts, found once per request.
+    const parts = new Map<number, { first: number; end: number; edges: Array<SegmentCounts<T>> }>();
     measures.set(set, (series, length) => {
-      const { first, end, edges } = set.partsOf(length);
-      return sums.of(
-        series,
-        first,
-        end,
-        edges.map((key) => countsOfEdge(set.segments[key]!)),
-      );
+      let found = parts.get(length);
+      if (found === undefined) {
+        const { first, end, edges } = set.partsOf(length);
+        found = { first, end, edges: edges.map((key) => countsOfEdge(set.segments[key]!)) };
+        parts.set(length, found);
+      }
+      return sums.of(series, found.first, found.end, found.edges);
     });
   };
   measure(
