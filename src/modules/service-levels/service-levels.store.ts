@@ -337,6 +337,9 @@ async function readMinuteRows(
        where e.organization_id = $1 and e.started_at >= m.lo and e.started_at < m.hi
          and e.status in (${FINISHED.map((status) => `'${status}'`).join(', ')})
          and ${isVisibleWorkflow('e.workflow_uuid', 'hashed')}
+       -- Not pulled up: pulled up, the generic plan scanned every execution once and filtered
+       -- each minute from them (6.5 s at ten million), where this probes the index per minute.
+       offset 0
      ) e
      order by m.key, e.started_at`),
     [
