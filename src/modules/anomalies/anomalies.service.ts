@@ -12,7 +12,6 @@ import {
   type BucketFigures,
   bucketFigures,
   bucketRollups,
-  type ScopeWorkflow,
   scopeWorkflows,
   WHOLE_SCOPE,
 } from './anomalies.store.js';
