@@ -3,6 +3,7 @@
  * baselines need, then judged bucket by bucket. Shared by the `anomalies` query and the ANOMALY
  * alert condition.
  */
+import { LRUCache } from 'lru-cache';
 import type { Queryable } from '../../db/database.js';
 import type { Bucket } from '../../lib/buckets.js';
 import { BinCounts } from '../../rollups/bin-counts.js';
@@ -115,9 +116,8 @@ interface Assembled {
   readonly series: SeriesOf[];
 }
 
-/** By organization, buckets and scope: the latest of each, the least recently assembled going first. */
-const ASSEMBLED = new Map<string, Assembled>();
-const MAX_ASSEMBLED = 256;
+/** By organization, buckets and scope: the latest of each, the least recently used going first. */
+const ASSEMBLED = new LRUCache<string, Assembled>({ max: 64 });
 
 /** Each scope's values by metric and bucket key, filled in one pass over the kept values. */
 function scopeFigures(
@@ -279,11 +279,7 @@ export async function detectAnomalies(
     }
   }
   const names = scopes.map(([, uuid]) => (uuid === null ? null : (workflows.get(uuid)?.name ?? null)));
-  if (sameBuckets && names.every((name, i) => name === before.names[i])) {
-    ASSEMBLED.delete(assembledId);
-    ASSEMBLED.set(assembledId, before);
-    return before.series;
-  }
+  if (sameBuckets && names.every((name, i) => name === before.names[i])) return before.series;
   const series: SeriesOf[] = [];
   for (const [k, [scope, workflowUuid]] of scopes.entries()) {
     for (const [m, metric] of query.metrics.entries()) {
@@ -295,8 +291,6 @@ export async function detectAnomalies(
       series.push({ metric, workflowUuid, workflowName: names[k]!, points });
     }
   }
-  ASSEMBLED.delete(assembledId);
-  if (ASSEMBLED.size >= MAX_ASSEMBLED) ASSEMBLED.delete(ASSEMBLED.keys().next().value!);
   ASSEMBLED.set(assembledId, { judged: judged as Judged[], scopes, names, series });
   return series;
 }

@@ -3,9 +3,11 @@
  * readWindows): for each objective its period and each burn window, all ending at `now`. Windows
  * are shared by the objectives and read as the segments between their edges, organization-wide
  * and grouped by workflow (SegmentedWindows), so an organization's hundred objectives cost one
- * read of each bucket, in at most three statements (execution counts by workflow, duration
- * histograms by workflow, the organization's own duration histograms), besides the objectives
- * themselves and their workflows' names.
+ * read of each bucket, in at most four statements (execution counts by workflow, duration
+ * histograms by workflow, the organization's own duration histograms, the executions of the
+ * minutes the raw edges lie in: MinuteRows), besides the objectives themselves. What is read is
+ * kept while its days are unchanged (window-cache.ts), so a request within the same minute reads
+ * only the days' versions.
  */
 import { LRUCache } from 'lru-cache';
 import { genericPlan, type Queryable } from '../../db/database.js';
@@ -174,7 +176,7 @@ class SegmentSums<T> {
   ) {}
 
   /** By organization and set of segments: the latest sums of each, the least recently used going first. */
-  static readonly #kept = new LRUCache<string, SegmentSums<never>>({ max: 256 });
+  static readonly #kept = new LRUCache<string, SegmentSums<never>>({ max: 64 });
 
   /** The sums of `counts` (the whole-bucket segments' by key), those made for the same counts if kept under `id`. */
   static kept<T>(
