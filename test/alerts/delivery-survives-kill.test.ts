@@ -15,7 +15,8 @@ async function postIngest(url: string, records: readonly Record<string, unknown>
     body: records.map((r) => JSON.stringify(r)).join('\n'),
   });
   const body = await response.json();
-  assert.deepEqual(body.rejected, []);
+  // The status and whole answer in the message: a refused batch says why.
+  assert.deepEqual(body.rejected, [], `${response.status} ${JSON.stringify(body)}`);
 }
 
 describe('a pending delivery', () => {
