@@ -40,6 +40,9 @@ export type ObjectiveScope = Pick<
   'workflow_uuid' | 'indicator' | 'threshold_ms' | 'period_days'
 >;
 
+/** A raw edge of a window: an instant to another, inside one finest bucket (or five minutes of them). */
+type RawEdge = Pick<KeptWindow, 'from' | 'to'>;
+
 /**
  * The windows of start times `[now - length, now]` of the objectives, read as the segments
  * between their pieces' edges. Every window ends now, so they share their end and, nested in one
@@ -47,7 +50,7 @@ export type ObjectiveScope = Pick<
  * shorter period, and the buckets of the last hours for every window. Cut at every edge of every
  * window's rollup pieces (coverWindow, the cover the reader itself makes), each bucket is read
  * once, in a segment of whole buckets, and a window's counts are the sum of its run of segments
- * (disjoint, so exactly) and of its raw edges, read apart as segments of their own. The segments
+ * (disjoint, so exactly) and of its raw edges, kept apart (counted from MinuteRows). The segments
  * are organization-wide: one read, grouped by workflow, answers every workflow's windows at the
  * cost of the organization's, where a read per workflow cost a probe per piece and workflow.
  *
@@ -57,33 +60,24 @@ export type ObjectiveScope = Pick<
  * segments of whole buckets change only as now passes a bucket's end.
  */
 class SegmentedWindows {
+  /** The segments of whole buckets, keyed by their place. */
   readonly segments: KeptWindow[] = [];
-  /** How many of the segments, the first, are of whole buckets; the raw edges follow them. */
-  whole = 0;
+  /** The raw edges, once each: windows share their end's. */
+  readonly edges: RawEdge[] = [];
   private readonly lengths = new Set<number>();
   /**
    * By length: the window's segments of whole buckets, keys `first` to before `end` (they are
-   * contiguous), and the keys of its raw edges.
+   * contiguous), and its raw edges.
    */
   private readonly parts = new Map<
     number,
-    { readonly first: number; readonly end: number; readonly edges: readonly number[] }
+    { readonly first: number; readonly end: number; readonly edges: readonly RawEdge[] }
   >();
 
   constructor(
     private readonly now: number,
     private readonly rollup: Pick<AnyRollup, 'grains' | 'recentFinest'>,
   ) {}
-
-  /** The segments of whole buckets: the first `whole`. */
-  get wholeSegments(): readonly KeptWindow[] {
-    return this.segments.slice(0, this.whole);
-  }
-
-  /** The raw edges: the segments after the whole ones. */
-  get rawSegments(): readonly KeptWindow[] {
-    return this.segments.slice(this.whole);
-  }
 
   /** Names the set's windows: the segments of sets with the same lengths at the same now are the same. */
   get lengthsId(): string {
@@ -113,34 +107,32 @@ class SegmentedWindows {
     const sorted = [...edges].sort((a, b) => a - b);
     for (let i = 0; i + 1 < sorted.length; i++)
       this.segments.push({ key: i, from: sorted[i]!, to: sorted[i + 1]! });
-    this.whole = this.segments.length;
-    /** Raw edges by `from|to`: windows share their end's. */
-    const rawKeys = new Map<string, number>();
+    const edgesById = new Map<string, RawEdge>();
     for (const [length, pieces] of covers) {
       const whole = pieces.filter((piece) => piece.grain > 0);
-      const edgeKeys = pieces
+      const edges = pieces
         .filter((piece) => piece.grain <= 0)
         .map((piece) => {
           const id = `${piece.from}|${piece.to}`;
-          let key = rawKeys.get(id);
-          if (key === undefined) {
-            key = this.segments.length;
-            rawKeys.set(id, key);
-            this.segments.push({ key, from: piece.from, to: piece.to! });
+          let edge = edgesById.get(id);
+          if (edge === undefined) {
+            edge = { from: piece.from, to: piece.to! };
+            edgesById.set(id, edge);
+            this.edges.push(edge);
           }
-          return key;
+          return edge;
         });
       // The whole buckets lie between the raw edges, contiguous: one run of segments.
       const first = whole.length === 0 ? 0 : sorted.indexOf(whole[0]!.from);
       const end = whole.length === 0 ? 0 : sorted.indexOf(whole.at(-1)!.to!);
-      this.parts.set(length, { first, end, edges: edgeKeys });
+      this.parts.set(length, { first, end, edges });
     }
   }
 
   partsOf(lengthMs: number): {
     readonly first: number;
     readonly end: number;
-    readonly edges: readonly number[];
+    readonly edges: readonly RawEdge[];
   } {
     return this.parts.get(lengthMs)!;
   }
@@ -472,7 +464,7 @@ export async function readObjectiveCounts(
       }>
     >,
   ) =>
-    keptPerWindow(db, LATENCY_SEGMENTS, organizationId, set.wholeSegments, {
+    keptPerWindow(db, LATENCY_SEGMENTS, organizationId, set.segments, {
       rollups: [durations],
       id,
       bytes: finishedBytes,
@@ -491,7 +483,7 @@ export async function readObjectiveCounts(
   // Every minute a raw edge of any set lies in.
   const minuteStarts = new Set<number>();
   for (const set of [success, latency, organizationLatency])
-    for (const { from, to } of set.rawSegments)
+    for (const { from, to } of set.edges)
       for (let minute = floorTo(from, MINUTE); minute < to; minute += MINUTE) minuteStarts.add(minute);
   const minutes: KeptWindow[] = [...minuteStarts]
     .sort((a, b) => a - b)
@@ -503,7 +495,7 @@ export async function readObjectiveCounts(
       bytes: minuteRowsBytes,
       derive: (missing) => readMinuteRows(db, organizationId, missing),
     }),
-    keptPerWindow(db, SUCCESS_SEGMENTS, organizationId, success.wholeSegments, {
+    keptPerWindow(db, SUCCESS_SEGMENTS, organizationId, success.segments, {
       rollups: [executionCounts],
       id: 'success',
       bytes: countsBytes,
@@ -544,7 +536,7 @@ export async function readObjectiveCounts(
   ]);
   /** Each raw edge's counts, by `from|to`: windows and sets share them. */
   const rawEdges = new Map<string, EdgeCounts>();
-  const edgeOf = ({ from, to }: KeptWindow) => {
+  const edgeOf = ({ from, to }: RawEdge) => {
     const id = `${from}|${to}`;
     let found = rawEdges.get(id);
     if (found === undefined) {
@@ -564,11 +556,11 @@ export async function readObjectiveCounts(
     set: SegmentedWindows,
     id: string,
     counts: ReadonlyMap<number, SegmentCounts<T>>,
-    countsOfEdge: (edge: KeptWindow) => SegmentCounts<T>,
+    countsOfEdge: (edge: RawEdge) => SegmentCounts<T>,
     totalOf: (found: T) => number,
     goodOf: (found: T, series: Series) => number,
   ) => {
-    const whole = Array.from({ length: set.whole }, (_, key) => counts.get(key)!);
+    const whole = set.segments.map(({ key }) => counts.get(key)!);
     const sums = SegmentSums.kept(`${organizationId}|${id}|${set.lengthsId}`, whole, totalOf, goodOf);
     // Per window length: its run of segments and its raw edges' counts, found once per request.
     const parts = new Map<number, { first: number; end: number; edges: Array<SegmentCounts<T>> }>();
@@ -576,7 +568,7 @@ export async function readObjectiveCounts(
       let found = parts.get(length);
       if (found === undefined) {
         const { first, end, edges } = set.partsOf(length);
-        found = { first, end, edges: edges.map((key) => countsOfEdge(set.segments[key]!)) };
+        found = { first, end, edges: edges.map(countsOfEdge) };
         parts.set(length, found);
       }
       return sums.of(series, found.first, found.end, found.edges);
