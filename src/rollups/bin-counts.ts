@@ -54,6 +54,12 @@ export class BinCounts {
     }
   }
 
+  /** Adds one to the count of `bin`. */
+  addOne(bin: number): void {
+    this.#cover(bin, bin + 1);
+    this.#counts[bin - this.#first]! += 1;
+  }
+
   /** A copy, whose counts change apart from these. */
   copy(): BinCounts {
     const copy = new BinCounts();

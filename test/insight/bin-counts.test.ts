@@ -52,6 +52,19 @@ describe('bin counts as a read sums them', () => {
     }
   });
 
+  it('counts single items added in any order of bins as a map does', () => {
+    const random = seeded(11);
+    for (let round = 0; round < 100; round++) {
+      const items = Array.from({ length: Math.floor(random() * 300) }, () =>
+        Math.floor(random() * LOWER_BOUNDS.length),
+      );
+      const bins = new BinCounts();
+      for (const bin of items) bins.addOne(bin);
+      const ones = items.map((bin) => ({ lo: bin, counts: [1] }));
+      assert.deepEqual(entries(bins), referenceOf(ones));
+    }
+  });
+
   it('reads a histogram whose bins start at zero or reach the last bin', () => {
     const bins = new BinCounts();
     bins.addText(LOWER_BOUNDS.length - 2, '3,4');

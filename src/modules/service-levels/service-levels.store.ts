@@ -16,7 +16,7 @@ import { floorTo } from '../../lib/buckets.js';
 import { sha256 } from '../../lib/sha256.js';
 import { firstAtOrAbove } from '../../lib/sorted.js';
 import { DAY, MINUTE } from '../../lib/time.js';
-import type { BinCounts } from '../../rollups/bin-counts.js';
+import { BinCounts } from '../../rollups/bin-counts.js';
 import { binOf, LOWER_BOUNDS_SQL } from '../../rollups/duration-bins.js';
 import { durationMsSql, durations, EXECUTION_LEVEL } from '../../rollups/durations.rollup.js';
 import { executionCounts } from '../../rollups/execution-counts.rollup.js';
@@ -257,20 +257,6 @@ class Finished {
     return new Finished(total, Int32Array.from(bins), Float64Array.from(sums));
   }
 
-  /** Of finished executions, each given by its bin. */
-  static ofBins(items: readonly number[]): Finished {
-    const bins: number[] = [];
-    const sums = [0];
-    for (const bin of Int32Array.from(items).sort()) {
-      if (bins.at(-1) !== bin) {
-        bins.push(bin);
-        sums.push(sums.at(-1)!);
-      }
-      sums[sums.length - 1] = sums.at(-1)! + 1;
-    }
-    return new Finished(items.length, Int32Array.from(bins), Float64Array.from(sums));
-  }
-
   /** Finished executions in bins below `bin`. */
   below(bin: number): number {
     return this.sums[firstAtOrAbove(this.bins, bin)]!;
@@ -367,7 +353,7 @@ interface EdgeCounts {
 /** The counts of the rows of `minutes` that started in [from, to). */
 function edgeCounts(minutes: readonly MinuteRows[], from: number, to: number): EdgeCounts {
   const success = new Map<string, { total: number; good: number }>();
-  const bins = new Map<string, number[]>();
+  const finished = new Map<string, { count: number; bins: BinCounts }>();
   const add = (scope: string, good: number, bin: number) => {
     const counts = success.get(scope);
     if (counts === undefined) success.set(scope, { total: 1, good });
@@ -376,9 +362,13 @@ function edgeCounts(minutes: readonly MinuteRows[], from: number, to: number): E
       counts.good += good;
     }
     if (bin < 0) return;
-    const finished = bins.get(scope);
-    if (finished === undefined) bins.set(scope, [bin]);
-    else finished.push(bin);
+    let ofScope = finished.get(scope);
+    if (ofScope === undefined) {
+      ofScope = { count: 0, bins: new BinCounts() };
+      finished.set(scope, ofScope);
+    }
+    ofScope.count += 1;
+    ofScope.bins.addOne(bin);
   };
   for (const rows of minutes)
     for (let i = firstAtOrAbove(rows.starts, from); i < rows.starts.length && rows.starts[i]! < to; i++) {
@@ -387,7 +377,7 @@ function edgeCounts(minutes: readonly MinuteRows[], from: number, to: number): E
     }
   return {
     success,
-    latency: new Map([...bins].map(([scope, items]) => [scope, Finished.ofBins(items)])),
+    latency: new Map([...finished].map(([scope, { count, bins }]) => [scope, Finished.of(count, bins)])),
   };
 }
 
