@@ -4,6 +4,13 @@ import { type ServiceLevelObjectiveRow, serviceLevelObjectives } from '../../db/
 
 const COLUMNS = serviceLevelObjectives.columns.map(([name]) => name).join(', ');
 const COLUMNS_OF_O = serviceLevelObjectives.columns.map(([name]) => `o.${name}`).join(', ');
+/** What serviceLevels never answers of an objective. */
+const UNMEASURED = ['created_at', 'updated_at'] as const;
+/** The columns of a MeasuredObjective, as the table defines them. */
+const MEASURED_COLUMNS_OF_O = serviceLevelObjectives.columns
+  .filter(([name]) => !(UNMEASURED as readonly string[]).includes(name))
+  .map(([name]) => `o.${name}`)
+  .join(', ');
 
 export type NewObjective = Omit<ServiceLevelObjectiveRow, 'created_at' | 'updated_at'>;
 
@@ -102,7 +109,7 @@ export function listObjectives(
 }
 
 /** An objective as serviceLevels measures and answers it: what it counts, with its workflow's name. */
-export type MeasuredObjective = Omit<ServiceLevelObjectiveRow, 'created_at' | 'updated_at'> & {
+export type MeasuredObjective = Omit<ServiceLevelObjectiveRow, (typeof UNMEASURED)[number]> & {
   /** Null for an organization-wide objective. */
   readonly workflow_name: string | null;
 };
@@ -115,8 +122,7 @@ export function listMeasuredObjectives(
 ): Promise<MeasuredObjective[]> {
   // Planned once per connection, as the rollup reads of serviceLevels after it.
   return db.query<MeasuredObjective>(
-    genericPlan(`select o.id, o.organization_id, o.name, o.workflow_uuid, o.indicator, o.target,
-            o.threshold_ms, o.period_days, w.name as workflow_name
+    genericPlan(`select ${MEASURED_COLUMNS_OF_O}, w.name as workflow_name
      from service_level_objectives o
      left join workflows w on w.organization_id = o.organization_id and w.uuid = o.workflow_uuid
      ${LISTED}`),
