@@ -239,7 +239,7 @@ export async function detectAnomalies(
     return kept;
   });
   const missing = judged.flatMap((kept, i) => (kept === undefined ? [i] : []));
-  const assembledId = `${organizationId}|${baselines.judged[0]}|${baselines.judged.length}|${width}|${query.workflowUuid}|${perWorkflow}|${shape.metrics}`;
+  const assembledId = `${organizationId}|${baselines.id}|${query.workflowUuid}|${perWorkflow}|${shape.metrics}`;
   const before = ASSEMBLED.get(assembledId);
   const sameBuckets =
     before !== undefined && missing.length === 0 && before.judged.every((was, i) => judged[i] === was);

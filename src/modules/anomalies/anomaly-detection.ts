@@ -4,6 +4,7 @@
  * just before), and its point against the band the baseline draws.
  */
 
+import { LRUCache } from 'lru-cache';
 import { DAY } from '../../lib/time.js';
 import type { AnomalyMetric } from '../../schema/schema-types.generated.js';
 import { judge, robustBandIn } from '../../stats/robust-band.js';
@@ -72,8 +73,11 @@ export class Baselines {
   /** The judged buckets' own keys. */
   readonly #judgedKeys: Int32Array;
 
-  /** Made lately, by first start, count and width: requests over the same hours share them. */
-  static readonly #made = new Map<string, Baselines>();
+  /**
+   * Made lately, by first start, count and width (64, the least recently used going first):
+   * requests over the same hours share them.
+   */
+  static readonly #made = new LRUCache<string, Baselines>({ max: 64 });
 
   /** The baselines of `count` contiguous buckets of `width` from `first`; the same object for the same buckets. */
   static of(first: number, count: number, width: number): Baselines {
@@ -81,17 +85,21 @@ export class Baselines {
     let made = Baselines.#made.get(id);
     if (made === undefined) {
       made = new Baselines(
+        id,
         Array.from({ length: count }, (_, i) => first + i * width),
         width,
       );
-      if (Baselines.#made.size >= 64) Baselines.#made.delete(Baselines.#made.keys().next().value!);
       Baselines.#made.set(id, made);
     }
     return made;
   }
 
-  /** @param judged the starts of the buckets judged, each `width` long. */
+  /**
+   * @param id names the buckets: their first start, count and width.
+   * @param judged the starts of the buckets judged, each `width` long.
+   */
   private constructor(
+    readonly id: string,
     readonly judged: readonly number[],
     readonly width: number,
   ) {
