@@ -11,6 +11,7 @@ import {
 } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
+import { type KeptField, keptFieldOf } from './kept-answers.js';
 import { aliasLimitRule, checkExpansion, type ExpansionLimits } from './limits.js';
 import { rootFieldNames } from './root-fields.js';
 import { noNulStringLiteralRule } from './string-values.js';
@@ -28,6 +29,8 @@ export type Prepared =
       readonly variableDefinitions: readonly VariableDefinitionNode[];
       /** The root fields it selects (see rootFieldNames): the labels of its metrics. */
       readonly rootFields: readonly string[];
+      /** The kept answer it selects alone, if any (kept-answers.ts). */
+      readonly kept: KeptField | undefined;
     }
   | {
       readonly kind: 'parse-error' | 'validation-error';
@@ -166,6 +169,7 @@ export class DocumentCache {
       operation: operation.operation,
       variableDefinitions: operation.variableDefinitions ?? [],
       rootFields: rootFieldNames(document, operation),
+      kept: keptFieldOf(this.schema, operation),
     };
   }
 

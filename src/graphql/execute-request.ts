@@ -10,6 +10,7 @@ import {
 } from '../errors.js';
 import type { DocumentCache } from './document-cache.js';
 import { type FormattedError, formatError } from './format-error.js';
+import { type Executed, executeKept } from './kept-answers.js';
 import {
   GRAPHQL_RESPONSE,
   isJsonContentType,
@@ -18,7 +19,7 @@ import {
   type ResponseMediaType,
 } from './media-type.js';
 import { TimeLimit } from './time-limit.js';
-import { variableErrors } from './variables.js';
+import { coerceVariables } from './variables.js';
 
 /** What one GraphQL endpoint (public or admin) decides for itself; the rest is shared. */
 export interface GraphqlEndpoint<Context> {
@@ -92,14 +93,17 @@ const CONTENT_TYPE: Readonly<Record<ResponseMediaType, string>> = {
   [JSON_TYPE]: `${JSON_TYPE}; charset=utf-8`,
 };
 
-function send(
+function sendJson(
   reply: FastifyReply,
   status: number,
   mediaType: ResponseMediaType,
-  body: unknown,
+  json: string,
 ): FastifyReply {
-  return reply.code(status).header('content-type', CONTENT_TYPE[mediaType]).send(JSON.stringify(body));
+  return reply.code(status).header('content-type', CONTENT_TYPE[mediaType]).send(json);
 }
+
+const send = (reply: FastifyReply, status: number, mediaType: ResponseMediaType, body: unknown) =>
+  sendJson(reply, status, mediaType, JSON.stringify(body));
 
 /** An error that decides the whole answer, in the media type the client accepts. */
 function sendError(
@@ -184,7 +188,7 @@ export async function executeGraphqlRequest<Context>(
         `Only ${endpoint.operations.join(' and ')} operations are supported`,
       );
     }
-    const invalidVariables = variableErrors(
+    const { errors: invalidVariables, coerced } = coerceVariables(
       endpoint.documents.schema,
       prepared.variableDefinitions,
       params.variables ?? {},
@@ -202,10 +206,20 @@ export async function executeGraphqlRequest<Context>(
       );
     }
     rootFields = prepared.rootFields;
-    const result = await limit.run(
-      () => prepared.compiled.query(undefined, context, params.variables ?? {}),
+    const executed: Executed = await limit.run(
+      async () =>
+        prepared.kept
+          ? executeKept(prepared.kept, prepared.compiled, context, params.variables ?? {}, coerced)
+          : { result: await prepared.compiled.query(undefined, context, params.variables ?? {}) },
       prepared.operation === 'query',
     );
+    if ('data' in executed) {
+      // An answer without errors, already written: only the extensions are added.
+      errorCodes = [];
+      const written = extensions ? `,"extensions":${JSON.stringify(extensions)}` : '';
+      return sendJson(reply, 200, mediaType, `{"data":${executed.data}${written}}`);
+    }
+    const { result } = executed;
     const errors = result.errors?.map((e) =>
       formatError(e, (error) => request.log.error({ err: error }, 'unexpected error in resolver')),
     );

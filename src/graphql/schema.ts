@@ -9,6 +9,7 @@ import {
 import type { SchemaKind } from '../config.js';
 import { modulesOf } from '../modules/index.js';
 import { scalars } from '../schema/scalars.js';
+import { installKeptAnswers } from './kept-answers.js';
 import { publicSdlDocument } from './sdl.js';
 
 /**
@@ -47,6 +48,7 @@ export function buildExecutableSchema(
       }
     }
   }
+  installKeptAnswers(schema);
   return schema;
 }
 

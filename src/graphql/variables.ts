@@ -5,17 +5,17 @@ import { containsNul, NUL_MESSAGE } from './string-values.js';
  * Checks the request's variables against the operation's definitions with graphql-js, before
  * graphql-jit runs it. graphql-jit coerces again on its own, but its messages can name an input
  * field as if it were the variable (`Variable "$uuid"` for `$input.uuid`), while graphql-js names
- * the variable and the path to the bad value. An empty answer means the variables coerce.
+ * the variable and the path to the bad value. No errors means the variables coerce, to `coerced`.
  */
-export function variableErrors(
+export function coerceVariables(
   schema: GraphQLSchema,
   definitions: readonly VariableDefinitionNode[],
   inputs: Readonly<Record<string, unknown>>,
-): readonly GraphQLError[] {
+): { readonly errors: readonly GraphQLError[]; readonly coerced: Record<string, unknown> } {
   // Without definitions there is nothing to coerce: graphql-js ignores undeclared variables.
-  if (definitions.length === 0) return [];
+  if (definitions.length === 0) return { errors: [], coerced: {} };
   const coerced = getVariableValues(schema, definitions, inputs, { maxErrors: 20 });
-  if (coerced.errors) return coerced.errors;
+  if (coerced.errors) return { errors: coerced.errors, coerced: {} };
   const errors: GraphQLError[] = [];
   for (const definition of definitions) {
     const name = definition.variable.name.value;
@@ -23,5 +23,12 @@ export function variableErrors(
       errors.push(new GraphQLError(`Variable "$${name}" ${NUL_MESSAGE}`, { nodes: [definition] }));
     }
   }
-  return errors;
+  return { errors, coerced: coerced.coerced };
 }
+
+/** The errors of coerceVariables: none means the variables coerce. */
+export const variableErrors = (
+  schema: GraphQLSchema,
+  definitions: readonly VariableDefinitionNode[],
+  inputs: Readonly<Record<string, unknown>>,
+): readonly GraphQLError[] => coerceVariables(schema, definitions, inputs).errors;

@@ -1,4 +1,5 @@
 import { badInput } from '../../errors.js';
+import { keptAnswer } from '../../graphql/kept-answers.js';
 import type { AnomalyMetric } from '../../schema/schema-types.generated.js';
 import type { Resolvers } from '../resolver-types.generated.js';
 import { activityBuckets, windowOf } from '../shared/time-window.js';
@@ -79,13 +80,14 @@ function answerOf(all: readonly SeriesOf[], workflowUuid: string | null, metrics
 /**
  * Answers by the series they were made of: detectAnomalies gives a repeated request the very
  * series it gave the last (while nothing they were judged from has changed), and its answer is
- * the same too. The series name the scope and metrics, so they decide the answer alone.
+ * the same too (a kept answer: kept-answers.ts). The series name the scope and metrics, so they
+ * decide the answer alone.
  */
 const ANSWERS = new WeakMap<readonly SeriesOf[], ReturnType<typeof answerOf>>();
 
 export const anomaliesResolvers: Resolvers = {
   Query: {
-    anomalies: async (_parent, { input }, ctx) => {
+    anomalies: keptAnswer(async (_parent, { input }, ctx) => {
       const { db, organizationId } = ctx;
       const now = ctx.now();
       const window = windowOf(input, now);
@@ -111,6 +113,6 @@ export const anomaliesResolvers: Resolvers = {
         ANSWERS.set(all, answer);
       }
       return answer;
-    },
+    }),
   },
 };
