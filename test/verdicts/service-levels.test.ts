@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { binOf, LOWER_BOUNDS } from '../../src/rollups/duration-bins.js';
-import { ADMIN_TOKEN } from '../admin/admin-request.js';
+import { ADMIN_TOKEN, adminGql } from '../admin/admin-request.js';
 import { createTenant, execution, ingest, type Tenant, workflow } from '../harness/fixtures.js';
 import { ManualClock } from '../harness/manual-clock.js';
 import { useServer } from '../harness/suite.js';
 import { DAY, HOUR, iso, MINUTE } from '../insight/reference.js';
 import { dataOf } from '../read-api/graphql-assertions.js';
-import { createObjective, SERVICE_LEVELS } from './objectives-request.js';
+import { createObjective, SERVICE_LEVELS, UPDATE_OBJECTIVE } from './objectives-request.js';
 
 /** "Now" for the server: not on a minute, so that every window's edges fall inside rollup buckets. */
 const NOW = Date.parse('2026-06-10T12:03:27.250Z');
@@ -349,6 +349,25 @@ describe('serviceLevels', () => {
     await ingest(ctx.db, runsOf(tenant, workflowUuid, [r('FAILURE', NOW - 2 * MINUTE)]));
     const [paged] = await levels(tenant);
     assert.equal(paged.status, 'PAGE');
+  });
+
+  it('answers a repeated request as it answered, and an updated objective or a new execution with figures of their own', async () => {
+    const runs = [...many(8, 'SUCCESS', NOW - 10 * MINUTE), r('FAILURE', NOW - 2 * MINUTE)];
+    const { tenant, workflowUuid, objective } = await tenantWith(runs);
+    const first = await levels(tenant);
+    assert.equal(first[0].total, 9);
+    assert.deepEqual(await levels(tenant), first);
+    const updated = await adminGql(ctx.server.url, UPDATE_OBJECTIVE, {
+      input: { id: objective.id, target: 0.5 },
+    });
+    assert.equal(updated.body.errors, undefined, JSON.stringify(updated.body.errors));
+    const retargeted = await levels(tenant);
+    assert.equal(retargeted[0].target, 0.5);
+    assert.equal(retargeted[0].errorBudgetRemaining, 1 - 1 / (0.5 * 9));
+    await ingest(ctx.db, runsOf(tenant, workflowUuid, [r('FAILURE', NOW - MINUTE)]));
+    const failed = await levels(tenant);
+    assert.equal(failed[0].total, 10);
+    assert.deepEqual(failed[0].burnRates[0], { window: '5m', total: 2, bad: 2, rate: 2 / 2 / 0.5 });
   });
 
   it("lists by name, then id, answers only the key's organization, and filters by workflow", async () => {
