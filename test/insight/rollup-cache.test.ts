@@ -242,6 +242,47 @@ describe('rollup answers a server keeps while their days are unchanged', () => {
     assert.deepEqual(next, await uncached(minute + MINUTE + 3 * SECOND));
   });
 
+  it('answers the very counts while no raw edge moved past an execution, and counts again once one did, as a read that keeps nothing', async () => {
+    const own = await createTenant(database.db);
+    const flow = workflow(own.organizationId);
+    const minute = Math.floor(NOW / MINUTE) * MINUTE;
+    // Two executions just after the 1h window's start at minute + 20 s, one a minute inside it.
+    await ingest(database.db, [
+      flow,
+      ...[21, 23, 80].map((second) =>
+        execution(own.organizationId, flow.uuid as string, {
+          status: 'FAILURE',
+          startedAt: iso(minute - HOUR + second * SECOND),
+          finishedAt: iso(minute - HOUR + second * SECOND + 500),
+        }),
+      ),
+    ]);
+    await insertObjective(database.db, {
+      id: randomUUID(),
+      organization_id: own.organizationId,
+      workflow_uuid: null,
+      name: 'succeeds',
+      indicator: 'SUCCESS',
+      target: 0.9,
+      threshold_ms: null,
+      period_days: 7,
+    });
+    const objectives = await listObjectives(database.db, own.organizationId, null);
+    const db = withWindowCache(database.db, new WindowCache(4 * 1024 * 1024));
+    const at = (second: number) =>
+      readObjectiveCounts(db, own.organizationId, objectives, minute + second * SECOND);
+    const first = await at(20);
+    assert.equal(await at(20.5), first);
+    assert.deepEqual(first[0]!.windows[2], { total: 3, good: 0 });
+    // Past both: the 1h window holds one, and the counts are those of a read that keeps nothing.
+    const moved = await at(24);
+    assert.deepEqual(moved[0]!.windows[2], { total: 1, good: 0 });
+    assert.deepEqual(
+      moved,
+      await readObjectiveCounts(database.db, own.organizationId, objectives, minute + 24 * SECOND),
+    );
+  });
+
   it('answers deployment impact from the edges it kept at deployments, exactly as a server that keeps nothing', async () => {
     const deployments = [
       DAY_START + 3 * HOUR + 20 * MINUTE + 3 * SECOND,

@@ -35,7 +35,7 @@ const sameCounts = (a: Counts, b: Counts) => a.total === b.total && a.good === b
 const sameObjectiveCounts = (a: ObjectiveCounts, b: ObjectiveCounts) =>
   sameCounts(a.period, b.period) && a.windows.every((window, i) => sameCounts(window, b.windows[i]!));
 const sameEach = <T>(a: readonly T[], b: readonly T[], same: (a: T, b: T) => boolean) =>
-  a.length === b.length && a.every((item, i) => same(item, b[i]!));
+  a === b || (a.length === b.length && a.every((item, i) => same(item, b[i]!)));
 
 export const serviceLevelsResolvers: Resolvers = {
   Query: {

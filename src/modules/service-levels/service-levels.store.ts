@@ -129,6 +129,13 @@ class SegmentedWindows {
     }
   }
 
+  /** Each window's parts, by length. */
+  windows(): Iterable<
+    [number, { readonly first: number; readonly end: number; readonly edges: readonly RawEdge[] }]
+  > {
+    return this.parts;
+  }
+
   partsOf(lengthMs: number): {
     readonly first: number;
     readonly end: number;
@@ -350,8 +357,23 @@ interface EdgeCounts {
   readonly latency: SegmentCounts<Finished>;
 }
 
-/** The counts of the rows of `minutes` that started in [from, to). */
-function edgeCounts(minutes: readonly MinuteRows[], from: number, to: number): EdgeCounts {
+/** The rows of one kept minute that a raw edge counts: indexes `from` to before `to`. */
+interface RowRange {
+  readonly rows: MinuteRows;
+  readonly from: number;
+  readonly to: number;
+}
+
+/** The rows of `minutes` (those the edge lies in) that started in [from, to). */
+const rangesOf = (minutes: readonly MinuteRows[], from: number, to: number): RowRange[] =>
+  minutes.map((rows) => ({
+    rows,
+    from: firstAtOrAbove(rows.starts, from),
+    to: firstAtOrAbove(rows.starts, to),
+  }));
+
+/** The counts of the rows of `ranges`. */
+function edgeCounts(ranges: readonly RowRange[]): EdgeCounts {
   const success = new Map<string, { total: number; good: number }>();
   const finished = new Map<string, { count: number; bins: BinCounts }>();
   const add = (scope: string, good: number, bin: number) => {
@@ -370,8 +392,8 @@ function edgeCounts(minutes: readonly MinuteRows[], from: number, to: number): E
     ofScope.count += 1;
     ofScope.bins.addOne(bin);
   };
-  for (const rows of minutes)
-    for (let i = firstAtOrAbove(rows.starts, from); i < rows.starts.length && rows.starts[i]! < to; i++) {
+  for (const { rows, from, to } of ranges)
+    for (let i = from; i < to; i++) {
       add(rows.workflows[i]!, rows.success[i]!, rows.bins[i]!);
       add(ORGANIZATION, rows.success[i]!, rows.bins[i]!);
     }
@@ -406,6 +428,17 @@ const emptyBy = <T>(segments: readonly KeptWindow[]) =>
 const organizationWide = (segments: readonly KeptWindow[]): RollupWindow[] =>
   segments.map((segment) => ({ ...segment, workflowUuid: null }));
 
+/** Counts kept per organization, the latest first (sets of objectives, or their scopes, apart). */
+const MADE_PER_ORGANIZATION = 4;
+
+/** By organization: the counts of its latest requests, with what they were made of. */
+const MADE = new LRUCache<
+  string,
+  ReadonlyArray<{ readonly madeOf: readonly unknown[]; readonly counts: readonly ObjectiveCounts[] }>
+>({
+  max: 64,
+});
+
 /**
  * Each objective's counts at `now`: SUCCESS objectives from the execution counts (finished =
  * SUCCESS or FAILURE, good = SUCCESS; the organization's are the sum of its workflows', as an
@@ -418,7 +451,7 @@ export async function readObjectiveCounts(
   organizationId: string,
   objectives: readonly ObjectiveScope[],
   now: number,
-): Promise<ObjectiveCounts[]> {
+): Promise<readonly ObjectiveCounts[]> {
   const success = new SegmentedWindows(now, executionCounts);
   const latency = new SegmentedWindows(now, durations);
   const organizationLatency = new SegmentedWindows(now, durations);
@@ -524,24 +557,32 @@ export async function readObjectiveCounts(
       }),
     ),
   ]);
-  /** Each raw edge's counts, by `from|to`: windows and sets share them. */
-  const rawEdges = new Map<string, EdgeCounts>();
-  const edgeOf = ({ from, to }: RawEdge) => {
+  /** Each raw edge's rows, and once asked its counts, by `from|to`: windows and sets share them. */
+  const rawEdges = new Map<string, { readonly ranges: readonly RowRange[]; counts?: EdgeCounts }>();
+  const rawEdgeOf = ({ from, to }: RawEdge) => {
     const id = `${from}|${to}`;
     let found = rawEdges.get(id);
     if (found === undefined) {
       const within = minutes.filter((minute) => minute.to > from && minute.from < to);
-      found = edgeCounts(
-        within.map(({ key }) => minuteRows.get(key)!),
-        from,
-        to,
-      );
+      found = {
+        ranges: rangesOf(
+          within.map(({ key }) => minuteRows.get(key)!),
+          from,
+          to,
+        ),
+      };
       rawEdges.set(id, found);
     }
     return found;
   };
+  const edgeOf = (edge: RawEdge) => {
+    const found = rawEdgeOf(edge);
+    found.counts ??= edgeCounts(found.ranges);
+    return found.counts;
+  };
   /** Per set, a series' counts over a window of a length: its whole-bucket segments' sums (kept) and its raw edges. */
   const measures = new Map<SegmentedWindows, (series: Series, length: number) => Counts>();
+  const sumsOf = new Map<SegmentedWindows, object>();
   const measure = <T>(
     set: SegmentedWindows,
     id: string,
@@ -552,6 +593,7 @@ export async function readObjectiveCounts(
   ) => {
     const whole = set.segments.map(({ key }) => counts.get(key)!);
     const sums = SegmentSums.kept(`${organizationId}|${id}|${set.lengthsId}`, whole, totalOf, goodOf);
+    sumsOf.set(set, sums);
     // Per window length: its run of segments and its raw edges' counts, found once per request.
     const parts = new Map<number, { first: number; end: number; edges: Array<SegmentCounts<T>> }>();
     measures.set(set, (series, length) => {
@@ -584,7 +626,27 @@ export async function readObjectiveCounts(
       (finished) => finished.total,
       (finished, { bin }) => finished.below(bin!),
     );
-  return objectives.map((objective) => {
+  // What the counts are made of, each compared by identity: what each objective counts, each
+  // set's sums of whole segments (kept while the segments hold the very counts), each window's run
+  // of them, and the rows of each raw edge (kept minutes, by index). While all are the last
+  // request's, so are the counts: an edge that moved past no execution counts what it counted.
+  const madeOf: unknown[] = [];
+  for (const objective of objectives)
+    madeOf.push(objective.workflow_uuid, objective.indicator, objective.threshold_ms, objective.period_days);
+  for (const set of [success, latency, organizationLatency]) {
+    madeOf.push(sumsOf.get(set));
+    for (const [length, { first, end, edges }] of set.windows()) {
+      madeOf.push(length, first, end);
+      for (const edge of edges)
+        for (const { rows, from, to } of rawEdgeOf(edge).ranges) madeOf.push(rows, from, to);
+    }
+  }
+  const made = MADE.get(organizationId) ?? [];
+  const same = made.find(
+    (kept) => kept.madeOf.length === madeOf.length && kept.madeOf.every((was, i) => was === madeOf[i]),
+  );
+  if (same !== undefined) return same.counts;
+  const counts = objectives.map((objective) => {
     const scope = objective.workflow_uuid ?? ORGANIZATION;
     const of = measures.get(setOf(objective))!;
     const bin = objective.indicator === 'LATENCY' ? binOf(objective.threshold_ms!) : undefined;
@@ -592,4 +654,6 @@ export async function readObjectiveCounts(
     const [period, ...windows] = lengthsOf(objective).map((length) => of(series, length));
     return { period: period!, windows };
   });
+  MADE.set(organizationId, [{ madeOf, counts }, ...made.slice(0, MADE_PER_ORGANIZATION - 1)]);
+  return counts;
 }
