@@ -4,6 +4,7 @@
  * day (migration 0015), and the organization's number of workflows, which decides which workflows'
  * rows are visible (a workflow is never deleted, so the number changes exactly when the set does).
  */
+import { LRUCache } from 'lru-cache';
 import { genericPlan, type Queryable, type Transaction } from '../db/database.js';
 import { rollupVersions } from '../db/tables.js';
 import { floorTo } from '../lib/buckets.js';
@@ -54,6 +55,16 @@ export class RollupVersions {
     for (const day of this.days) this.sums.push(this.sums.at(-1)! + versions.get(day)!);
   }
 
+  /** Whether `other` holds the very days, counters and workflows. */
+  equals(other: RollupVersions): boolean {
+    return (
+      this.workflows === other.workflows &&
+      this.days.length === other.days.length &&
+      this.days.every((day, i) => day === other.days[i]) &&
+      this.sums.every((sum, i) => sum === other.sums[i])
+    );
+  }
+
   /** The state of the days that `[from, to)` touches (to null: every later day read). */
   of(from: number, to: number | null): string {
     const sum = this.sums[this.#firstAtOrAfter(to)]! - this.sums[this.#firstAtOrAfter(floorTo(from, DAY))]!;
@@ -70,6 +81,9 @@ export class RollupVersions {
  * The counters of the organization's days from `from`'s day on, every later one included (a day
  * has one row: a request's later reads of other windows then find theirs read already).
  */
+/** The versions read last, by organization and first day. */
+const LATEST = new LRUCache<string, RollupVersions>({ max: 256 });
+
 export async function readRollupVersions(
   db: Queryable,
   organizationId: string,
@@ -90,5 +104,12 @@ export async function readRollupVersions(
     if (row.day === null) workflows = Number(row.version);
     else versions.set(Number(row.day), Number(row.version));
   }
-  return new RollupVersions(versions, workflows);
+  const read = new RollupVersions(versions, workflows);
+  // The very versions read last for the same days while they are unchanged: what was derived
+  // under them can be known unchanged by identity (keptPerWindow).
+  const id = `${organizationId}|${floorTo(from, DAY)}`;
+  const last = LATEST.get(id);
+  if (last?.equals(read)) return last;
+  LATEST.set(id, read);
+  return read;
 }

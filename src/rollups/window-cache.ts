@@ -10,6 +10,7 @@
  * Bounded in bytes (estimated), least recently used first out. One cache per server process and
  * database: kept answers are that database's, and never leave the process.
  */
+import { LRUCache } from 'lru-cache';
 import type { Database, Queryable } from '../db/database.js';
 import { floorTo } from '../lib/buckets.js';
 import { DAY } from '../lib/time.js';
@@ -50,6 +51,45 @@ export class WindowCache {
 
   /** @param maxBytes what the kept values may take, estimated; 0 keeps nothing. */
   constructor(readonly maxBytes: number) {}
+
+  /**
+   * By kind, organization and id (keptPerWindow's): the windows asked last, the versions they were
+   * asked under and the answer, the values the cache's own (replaced when their days change, never
+   * changed). A poll asks for the very windows under the very versions, hundreds of them.
+   */
+  readonly #answers = new LRUCache<
+    string,
+    {
+      readonly versions: RollupVersions;
+      readonly windows: readonly KeptWindow[];
+      readonly answer: ReadonlyMap<number, unknown>;
+    }
+  >({ max: 256 });
+
+  /** The answer kept for the very `windows` under the very `versions` (each window a hit), if any. */
+  lastAnswer<T>(
+    kind: KeptKind<T>,
+    id: string,
+    versions: RollupVersions,
+    windows: readonly KeptWindow[],
+  ): ReadonlyMap<number, T> | undefined {
+    const last = this.#answers.get(`${kind.name}\u0000${id}`);
+    if (last === undefined || last.versions !== versions || !sameWindows(last.windows, windows))
+      return undefined;
+    this.#hits += windows.length;
+    return last.answer as ReadonlyMap<number, T>;
+  }
+
+  /** Keeps the answer for `windows` under `versions`: each window's value must be kept or keepable. */
+  keepAnswer<T>(
+    kind: KeptKind<T>,
+    id: string,
+    versions: RollupVersions,
+    windows: readonly KeptWindow[],
+    answer: ReadonlyMap<number, T>,
+  ): void {
+    if (this.maxBytes > 0) this.#answers.set(`${kind.name}\u0000${id}`, { versions, windows, answer });
+  }
 
   /** The value of `kind` kept for `key` when it was read under `version`; undefined otherwise. */
   get<T>(kind: KeptKind<T>, key: string, version: string): T | undefined {
@@ -157,6 +197,12 @@ export function cachedReadsOf(db: Queryable): CachedReads | undefined {
   return (db as WithCachedReads).cachedReads;
 }
 
+const sameWindows = (a: readonly KeptWindow[], b: readonly KeptWindow[]) =>
+  a.length === b.length &&
+  a.every(
+    (w, i) => w.key === b[i]!.key && w.from === b[i]!.from && w.to === b[i]!.to && w.fixed === b[i]!.fixed,
+  );
+
 /** A window whose derived value may be kept: `key` names it in the answer. */
 export interface KeptWindow {
   readonly key: number;
@@ -206,7 +252,7 @@ export async function keptPerWindow<T, W extends KeptWindow = KeptWindow>(
     readonly bytes: (value: T) => number;
     readonly derive: (windows: readonly W[]) => Promise<ReadonlyMap<number, T>>;
   },
-): Promise<Map<number, T>> {
+): Promise<ReadonlyMap<number, T>> {
   const reads = cachedReadsOf(db);
   const keepable =
     reads === undefined
@@ -222,6 +268,11 @@ export async function keptPerWindow<T, W extends KeptWindow = KeptWindow>(
     organizationId,
     keepable.reduce((first, window) => Math.min(first, window.from), Number.POSITIVE_INFINITY),
   );
+  // The very windows asked last under the very versions: the very answer, each window's value
+  // unchanged (and not looked up again: a poll asks for hundreds of windows each time).
+  const lastId = `${organizationId}|${options.id}`;
+  const last = reads.cache.lastAnswer(kind, lastId, versions, windows);
+  if (last !== undefined) return last;
   const kept = new Map<W, { readonly id: string; readonly version: string }>();
   for (const window of keepable)
     kept.set(window, {
@@ -236,13 +287,16 @@ export async function keptPerWindow<T, W extends KeptWindow = KeptWindow>(
     if (value === undefined) missing.push(window);
     else answer.set(window.key, value);
   }
-  if (missing.length === 0) return answer;
-  const derived = await options.derive(missing);
-  for (const window of missing) {
-    const value = derived.get(window.key)!;
-    answer.set(window.key, value);
-    const tag = kept.get(window);
-    if (tag !== undefined) reads.cache.set(kind, tag.id, tag.version, value, options.bytes(value));
+  if (missing.length > 0) {
+    const derived = await options.derive(missing);
+    for (const window of missing) {
+      const value = derived.get(window.key)!;
+      answer.set(window.key, value);
+      const tag = kept.get(window);
+      if (tag !== undefined) reads.cache.set(kind, tag.id, tag.version, value, options.bytes(value));
+    }
   }
+  // Only an answer wholly kept, or kept now, stands for the next: a window not keepable is read each time.
+  if (keepable.length === windows.length) reads.cache.keepAnswer(kind, lastId, versions, windows, answer);
   return answer;
 }

@@ -588,6 +588,42 @@ describe('rollup answers a server keeps while their days are unchanged', () => {
     ]);
   });
 
+  it('answers the very windows under the very versions with the very answer, and a changed day anew', async () => {
+    const cache = new WindowCache(1024 * 1024);
+    const KIND = new KeptKind<number>('test last answer');
+    let derived = 0;
+    const hours = [2, 3, 20].map((hour, key) => ({
+      key,
+      from: DAY_START + hour * HOUR,
+      to: DAY_START + (hour + 1) * HOUR,
+    }));
+    const read = (windows: typeof hours) =>
+      keptPerWindow(withWindowCache(database.db, cache), KIND, tenant.organizationId, windows, {
+        rollups: [durations],
+        id: 'last',
+        bytes: () => 8,
+        derive: async (missing) => {
+          derived += missing.length;
+          return new Map(missing.map((window) => [window.key, window.key]));
+        },
+      });
+    const first = await read(hours);
+    const hits = cache.use().hits;
+    assert.equal(await read(hours), first);
+    assert.equal(cache.use().hits, hits + 3);
+    assert.equal(derived, 3);
+    // Other windows: another answer, the windows kept read from the cache.
+    const fewer = await read(hours.slice(0, 2));
+    assert.notEqual(fewer, first);
+    assert.equal(derived, 3);
+    // A day written to: its versions change, so the answer is made again (its windows still kept).
+    await ingest(database.db, runs(tenant.organizationId, wf, DAY_START + 20 * HOUR + 30 * MINUTE, 1));
+    const after = await read(hours);
+    assert.notEqual(after, first);
+    assert.deepEqual([...after], [...first]);
+    assert.equal(derived, 6);
+  });
+
   it('keeps nothing of a read inside a transaction, which sees its own uncommitted rollups', async () => {
     const cache = new WindowCache(1024 * 1024);
     const db = withWindowCache(database.db, cache);

@@ -59,7 +59,7 @@ export function sideFigures(
   organizationId: string,
   workflowUuid: string,
   windows: readonly SideWindow[],
-): Promise<Map<number, SideFigures>> {
+): Promise<ReadonlyMap<number, SideFigures>> {
   return keptPerWindow(db, SIDE_FIGURES, organizationId, windows, {
     rollups: [executionCounts, durations],
     id: `side|${workflowUuid}`,
@@ -123,7 +123,7 @@ export function groupsInWindows(
   organizationId: string,
   workflowUuid: string,
   windows: readonly SideWindow[],
-): Promise<Map<number, ReadonlyMap<string, GroupCount>>> {
+): Promise<ReadonlyMap<number, ReadonlyMap<string, GroupCount>>> {
   return keptPerWindow(db, SIDE_GROUPS, organizationId, windows, {
     rollups: [errorGroupCounts],
     id: `groups|${workflowUuid}`,
