@@ -1,4 +1,5 @@
 /** SQL of service level objectives (contract section 7). Plain functions, the database handle first. */
+import { LRUCache } from 'lru-cache';
 import { genericPlan, type Queryable } from '../../db/database.js';
 import { type ServiceLevelObjectiveRow, serviceLevelObjectives } from '../../db/tables.js';
 
@@ -114,18 +115,49 @@ export type MeasuredObjective = Omit<ServiceLevelObjectiveRow, (typeof UNMEASURE
   readonly workflow_name: string | null;
 };
 
-/** The objectives of an organization (LISTED) with their workflows' names, in one statement. */
-export function listMeasuredObjectives(
+/** By organization and scope: the objectives read last, and the digest of their rows. */
+const LAST_LISTED = new LRUCache<
+  string,
+  { readonly digest: string; readonly objectives: MeasuredObjective[] }
+>({
+  max: 256,
+});
+
+/**
+ * The objectives of an organization (LISTED) with their workflows' names, in one statement. The
+ * database answers the digest of their rows, and the rows themselves only when it differs from
+ * that of the rows read last, which are then answered (the very array): a dashboard's poll reads
+ * a hundred unchanged objectives as one row instead of parsing them all again. The digest is of
+ * the rows in the order the scan gives them (the listed order): were it another, the digest
+ * would differ and the rows be read again, never an answer of other rows.
+ */
+export async function listMeasuredObjectives(
   db: Queryable,
   organizationId: string,
   workflowUuid: string | null,
 ): Promise<MeasuredObjective[]> {
+  const id = `${organizationId}|${workflowUuid}`;
+  const last = LAST_LISTED.get(id);
   // Planned once per connection, as the rollup reads of serviceLevels after it.
-  return db.query<MeasuredObjective>(
-    genericPlan(`select ${MEASURED_COLUMNS_OF_O}, w.name as workflow_name
-     from service_level_objectives o
-     left join workflows w on w.organization_id = o.organization_id and w.uuid = o.workflow_uuid
-     ${LISTED}`),
-    [organizationId, workflowUuid],
+  const rows = await db.query<Partial<MeasuredObjective> & { digest: string }>(
+    genericPlan(`with listed as (
+       select ${MEASURED_COLUMNS_OF_O}, w.name as workflow_name
+       from service_level_objectives o
+       left join workflows w on w.organization_id = o.organization_id and w.uuid = o.workflow_uuid
+       ${LISTED}
+     ), digested as (
+       select md5(coalesce(string_agg(listed::text, E'\\n'), '')) as digest
+       from listed
+     )
+     select d.digest, l.* from digested d left join listed l on d.digest is distinct from $3
+     order by l.name collate "C", l.id`),
+    [organizationId, workflowUuid, last?.digest ?? null],
   );
+  const digest = rows[0]!.digest;
+  if (last !== undefined && digest === last.digest) return last.objectives;
+  const objectives = rows
+    .filter((row) => row.id !== null)
+    .map(({ digest: _, ...objective }) => objective as MeasuredObjective);
+  LAST_LISTED.set(id, { digest, objectives });
+  return objectives;
 }
