@@ -24,7 +24,7 @@ import type { CompiledQuery } from 'graphql-jit';
  *
  * The rendering is a function of the object, the document and the variables alone only if nothing
  * below the field resolves anything itself: the schema refuses a kept field whose types have
- * resolvers of their own (keptFieldOf).
+ * resolvers of their own (installKeptAnswers).
  */
 
 const KEPT = Symbol('kept answer');

@@ -22,7 +22,7 @@ import { durationMsSql, durations, EXECUTION_LEVEL } from '../../rollups/duratio
 import { executionCounts } from '../../rollups/execution-counts.rollup.js';
 import { type AnyRollup, isVisibleWorkflow } from '../../rollups/rollup.js';
 import { type RollupWindow, readWindows } from '../../rollups/rollup-reader.store.js';
-import { KeptKind, type KeptWindow, keptPerWindow } from '../../rollups/window-cache.js';
+import { cachedReadsOf, KeptKind, type KeptWindow, keptPerWindow } from '../../rollups/window-cache.js';
 import { coverWindow, halfOpen } from '../../rollups/windows.js';
 import { BURN_WINDOWS, type Counts } from './burn-rates.js';
 
@@ -654,6 +654,8 @@ export async function readObjectiveCounts(
     const [period, ...windows] = lengthsOf(objective).map((length) => of(series, length));
     return { period: period!, windows };
   });
-  MADE.set(organizationId, [{ madeOf, counts }, ...made.slice(0, MADE_PER_ORGANIZATION - 1)]);
+  // Read without a cache (inside a transaction: the SLO_BURN alert), nothing was kept to compare.
+  if (cachedReadsOf(db) !== undefined)
+    MADE.set(organizationId, [{ madeOf, counts }, ...made.slice(0, MADE_PER_ORGANIZATION - 1)]);
   return counts;
 }
