@@ -2,7 +2,6 @@ import {
   type ExecutionResult,
   type FieldNode,
   type GraphQLField,
-  type GraphQLFieldResolver,
   type GraphQLObjectType,
   type GraphQLSchema,
   getArgumentValues,
@@ -12,11 +11,13 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import type { CompiledQuery } from 'graphql-jit';
+import { isKeptAnswer } from '../schema/kept-answer.js';
 
 /**
  * Kept answers: a root field whose resolver answers the very same object while what it was made
- * of is unchanged (the verdicts keep theirs: anomalies by their series, service levels by their
- * objectives and counts) has that object's rendering kept beside it. An operation that selects
+ * of is unchanged (marked by keptAnswer, src/schema/kept-answer.ts; the verdicts keep theirs:
+ * anomalies by their series, service levels by their objectives and counts) has that object's
+ * rendering kept beside it. An operation that selects
  * only such a field resolves it first; when the object is one already rendered for the same
  * document and variables, the kept JSON is the answer, and the executor neither walks its
  * thousands of fields nor is the text written again. A polled dashboard's service levels are a
@@ -26,13 +27,6 @@ import type { CompiledQuery } from 'graphql-jit';
  * below the field resolves anything itself: the schema refuses a kept field whose types have
  * resolvers of their own (installKeptAnswers).
  */
-
-const KEPT = Symbol('kept answer');
-
-/** Marks a Query field's resolver as answering the very same object for unchanged inputs (it must not read `info`). */
-export function keptAnswer<F>(resolve: F): F {
-  return Object.assign(resolve as object, { [KEPT]: true }) as F;
-}
 
 /** The resolved answer of an operation's one root field, handed to the executor as the root value. */
 class Answered {
@@ -49,10 +43,8 @@ export function installKeptAnswers(schema: GraphQLSchema): void {
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isObjectType(type)) continue;
     for (const field of Object.values(type.getFields())) {
-      const resolve = field.resolve as
-        | (GraphQLFieldResolver<unknown, unknown> & { [KEPT]?: true })
-        | undefined;
-      if (resolve?.[KEPT] !== true) continue;
+      const resolve = field.resolve;
+      if (resolve === undefined || !isKeptAnswer(resolve)) continue;
       if (type !== query) throw new Error(`kept answer ${type.name}.${field.name} is not a Query field`);
       const resolving = resolvingFieldOf(getNamedType(field.type), new Set());
       if (resolving)

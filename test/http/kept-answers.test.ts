@@ -6,8 +6,8 @@ import { GraphQLScalarType, parse } from 'graphql';
 import { AppError } from '../../src/errors.js';
 import { DocumentCache } from '../../src/graphql/document-cache.js';
 import { executeGraphqlRequest } from '../../src/graphql/execute-request.js';
-import { keptAnswer } from '../../src/graphql/kept-answers.js';
 import { buildExecutableSchema } from '../../src/graphql/schema.js';
+import { keptAnswer } from '../../src/schema/kept-answer.js';
 import { call } from './http-client.js';
 
 const SDL = `

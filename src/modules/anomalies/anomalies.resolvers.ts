@@ -1,5 +1,5 @@
 import { badInput } from '../../errors.js';
-import { keptAnswer } from '../../graphql/kept-answers.js';
+import { keptAnswer } from '../../schema/kept-answer.js';
 import type { AnomalyMetric } from '../../schema/schema-types.generated.js';
 import type { Resolvers } from '../resolver-types.generated.js';
 import { activityBuckets, windowOf } from '../shared/time-window.js';

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { keptAnswer } from '../../graphql/kept-answers.js';
+import { keptAnswer } from '../../schema/kept-answer.js';
 import type { Resolvers } from '../resolver-types.generated.js';
 import { workflowScope } from '../shared/workflow-scope.js';
 import type { Counts } from './burn-rates.js';
