@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { buildSchema } from 'graphql';
 import { DocumentCache } from '../../src/graphql/document-cache.js';
 import { executeGraphqlRequest } from '../../src/graphql/execute-request.js';
+import { TEST_DOCUMENT_LIMITS } from './document-limits.js';
 import { call, errorCode } from './http-client.js';
 
 /**
@@ -16,14 +17,7 @@ describe('the shared GraphQL-over-HTTP executor', () => {
   let url: string;
   before(async () => {
     const schema = buildSchema('type Query { ping: Int } type Mutation { touch: Int }');
-    const documents = new DocumentCache(schema, {
-      maxDepth: 10,
-      maxFields: 2000,
-      maxSpreads: 500,
-      maxMergeWork: 20_000,
-      maxAliases: 10,
-      maxTokens: 1000,
-    });
+    const documents = new DocumentCache(schema, TEST_DOCUMENT_LIMITS);
     const endpoint = {
       documents,
       operations: ['query', 'mutation'] as const,

@@ -8,6 +8,7 @@ import { DocumentCache } from '../../src/graphql/document-cache.js';
 import { executeGraphqlRequest } from '../../src/graphql/execute-request.js';
 import { buildExecutableSchema } from '../../src/graphql/schema.js';
 import { keptAnswer } from '../../src/schema/kept-answer.js';
+import { TEST_DOCUMENT_LIMITS } from './document-limits.js';
 import { call } from './http-client.js';
 
 const SDL = `
@@ -17,15 +18,6 @@ const SDL = `
   type Verdict { name: String! value: Counted! parts: [Part!]! }
   type Query { verdict(input: VerdictInput!): Verdict! other: Int }
 `;
-
-const LIMITS = {
-  maxDepth: 10,
-  maxFields: 2000,
-  maxSpreads: 500,
-  maxMergeWork: 20_000,
-  maxAliases: 10,
-  maxTokens: 1000,
-};
 
 /**
  * Kept answers (src/graphql/kept-answers.ts): a root field that answers the very same object
@@ -67,7 +59,7 @@ describe('kept answers', () => {
       { Counted: counted },
     );
     const endpoint = {
-      documents: new DocumentCache(schema, LIMITS),
+      documents: new DocumentCache(schema, TEST_DOCUMENT_LIMITS),
       operations: ['query'] as const,
       timeoutMs: 5000,
       context: () => ({}),
