@@ -8,6 +8,7 @@ import { LRUCache } from 'lru-cache';
 import { genericPlan, type Queryable, type Transaction } from '../db/database.js';
 import { rollupVersions } from '../db/tables.js';
 import { floorTo } from '../lib/buckets.js';
+import { sameItems } from '../lib/same-items.js';
 import { firstAtOrAbove } from '../lib/sorted.js';
 import { DAY } from '../lib/time.js';
 
@@ -59,9 +60,8 @@ export class RollupVersions {
   equals(other: RollupVersions): boolean {
     return (
       this.workflows === other.workflows &&
-      this.days.length === other.days.length &&
-      this.days.every((day, i) => day === other.days[i]) &&
-      this.sums.every((sum, i) => sum === other.sums[i])
+      sameItems(this.days, other.days) &&
+      sameItems(this.sums, other.sums)
     );
   }
 
@@ -77,13 +77,13 @@ export class RollupVersions {
   }
 }
 
+/** The versions read last, by organization and first day. */
+const LATEST = new LRUCache<string, RollupVersions>({ max: 256 });
+
 /**
  * The counters of the organization's days from `from`'s day on, every later one included (a day
  * has one row: a request's later reads of other windows then find theirs read already).
  */
-/** The versions read last, by organization and first day. */
-const LATEST = new LRUCache<string, RollupVersions>({ max: 256 });
-
 export async function readRollupVersions(
   db: Queryable,
   organizationId: string,

@@ -13,6 +13,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Database, Queryable } from '../db/database.js';
 import { floorTo } from '../lib/buckets.js';
+import { sameItems } from '../lib/same-items.js';
 import { DAY } from '../lib/time.js';
 import { type RollupVersions, readRollupVersions } from './rollup-versions.store.js';
 import { coverWindow, type WindowPiece } from './windows.js';
@@ -74,7 +75,7 @@ export class WindowCache {
     windows: readonly KeptWindow[],
   ): ReadonlyMap<number, T> | undefined {
     const last = this.#answers.get(`${kind.name}\u0000${id}`);
-    if (last === undefined || last.versions !== versions || !sameWindows(last.windows, windows))
+    if (last === undefined || last.versions !== versions || !sameItems(last.windows, windows, sameWindow))
       return undefined;
     this.#hits += windows.length;
     return last.answer as ReadonlyMap<number, T>;
@@ -197,11 +198,8 @@ export function cachedReadsOf(db: Queryable): CachedReads | undefined {
   return (db as WithCachedReads).cachedReads;
 }
 
-const sameWindows = (a: readonly KeptWindow[], b: readonly KeptWindow[]) =>
-  a.length === b.length &&
-  a.every(
-    (w, i) => w.key === b[i]!.key && w.from === b[i]!.from && w.to === b[i]!.to && w.fixed === b[i]!.fixed,
-  );
+const sameWindow = (a: KeptWindow, b: KeptWindow) =>
+  a.key === b.key && a.from === b.from && a.to === b.to && a.fixed === b.fixed;
 
 /** A window whose derived value may be kept: `key` names it in the answer. */
 export interface KeptWindow {

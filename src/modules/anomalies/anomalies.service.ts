@@ -6,6 +6,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Queryable } from '../../db/database.js';
 import type { Bucket } from '../../lib/buckets.js';
+import { sameItems } from '../../lib/same-items.js';
 import { BinCounts } from '../../rollups/bin-counts.js';
 import { KeptKind, keptPerWindow } from '../../rollups/window-cache.js';
 import type { AnomalyMetric } from '../../schema/schema-types.generated.js';
@@ -241,8 +242,7 @@ export async function detectAnomalies(
   const missing = judged.flatMap((kept, i) => (kept === undefined ? [i] : []));
   const assembledId = `${organizationId}|${baselines.id}|${query.workflowUuid}|${perWorkflow}|${shape.metrics}`;
   const before = ASSEMBLED.get(assembledId);
-  const sameBuckets =
-    before !== undefined && missing.length === 0 && before.judged.every((was, i) => judged[i] === was);
+  const sameBuckets = before !== undefined && missing.length === 0 && sameItems(before.judged, judged);
   // The whole scope first, then (perWorkflow) each workflow with figures in any bucket read, by uuid.
   const scopes: ReadonlyArray<readonly [string, string | null]> = sameBuckets
     ? before.scopes
@@ -279,7 +279,7 @@ export async function detectAnomalies(
     }
   }
   const names = scopes.map(([, uuid]) => (uuid === null ? null : (workflows.get(uuid)?.name ?? null)));
-  if (sameBuckets && names.every((name, i) => name === before.names[i])) return before.series;
+  if (sameBuckets && sameItems(names, before.names)) return before.series;
   const series: SeriesOf[] = [];
   for (const [k, [scope, workflowUuid]] of scopes.entries()) {
     for (const [m, metric] of query.metrics.entries()) {

@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { sameItems } from '../../lib/same-items.js';
 import { keptAnswer } from '../../schema/kept-answer.js';
 import type { Resolvers } from '../resolver-types.generated.js';
 import { workflowScope } from '../shared/workflow-scope.js';
@@ -33,9 +34,7 @@ const sameRow = <T extends object>(a: T, b: T) =>
   (Object.keys(a) as (keyof T)[]).every((key) => a[key] === b[key]);
 const sameCounts = (a: Counts, b: Counts) => a.total === b.total && a.good === b.good;
 const sameObjectiveCounts = (a: ObjectiveCounts, b: ObjectiveCounts) =>
-  sameCounts(a.period, b.period) && a.windows.every((window, i) => sameCounts(window, b.windows[i]!));
-const sameEach = <T>(a: readonly T[], b: readonly T[], same: (a: T, b: T) => boolean) =>
-  a === b || (a.length === b.length && a.every((item, i) => same(item, b[i]!)));
+  sameCounts(a.period, b.period) && sameItems(a.windows, b.windows, sameCounts);
 
 export const serviceLevelsResolvers: Resolvers = {
   Query: {
@@ -50,8 +49,8 @@ export const serviceLevelsResolvers: Resolvers = {
       const before = ANSWERS.get(id);
       if (
         before !== undefined &&
-        sameEach(before.objectives, objectives, sameRow) &&
-        sameEach(before.counts, counts, sameObjectiveCounts)
+        sameItems(before.objectives, objectives, sameRow) &&
+        sameItems(before.counts, counts, sameObjectiveCounts)
       )
         return before.answer;
       const answer = answerOf(objectives, counts);

@@ -13,6 +13,7 @@ import { LRUCache } from 'lru-cache';
 import { genericPlan, type Queryable } from '../../db/database.js';
 import type { ServiceLevelObjectiveRow } from '../../db/tables.js';
 import { floorTo } from '../../lib/buckets.js';
+import { sameItems } from '../../lib/same-items.js';
 import { sha256 } from '../../lib/sha256.js';
 import { firstAtOrAbove } from '../../lib/sorted.js';
 import { DAY, MINUTE } from '../../lib/time.js';
@@ -185,12 +186,7 @@ class SegmentSums<T> {
     goodOf: (found: T, series: Series) => number,
   ): SegmentSums<T> {
     const before = SegmentSums.#kept.get(id) as SegmentSums<T> | undefined;
-    if (
-      before !== undefined &&
-      before.counts.length === counts.length &&
-      before.counts.every((was, key) => counts[key] === was)
-    )
-      return before;
+    if (before !== undefined && sameItems(before.counts, counts)) return before;
     const made = new SegmentSums(counts, totalOf, goodOf);
     SegmentSums.#kept.set(id, made as unknown as SegmentSums<never>);
     return made;
@@ -642,9 +638,7 @@ export async function readObjectiveCounts(
     }
   }
   const made = MADE.get(organizationId) ?? [];
-  const same = made.find(
-    (kept) => kept.madeOf.length === madeOf.length && kept.madeOf.every((was, i) => was === madeOf[i]),
-  );
+  const same = made.find((kept) => sameItems(kept.madeOf, madeOf));
   if (same !== undefined) return same.counts;
   const counts = objectives.map((objective) => {
     const scope = objective.workflow_uuid ?? ORGANIZATION;
