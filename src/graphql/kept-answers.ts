@@ -119,19 +119,19 @@ export async function executeKept(
       // Kept answers do not read `info` (keptAnswer).
       undefined as never,
     ))();
+  // Only an object can be the very answer again (an error, or a value, is rendered each time).
   const resolved = await answer.catch(() => undefined);
+  const object = typeof resolved === 'object' && resolved !== null ? resolved : undefined;
   const key = JSON.stringify(coerced);
-  const renderings =
-    typeof resolved === 'object' && resolved !== null ? kept.renderings.get(resolved) : undefined;
+  const renderings = object === undefined ? undefined : kept.renderings.get(object);
   const rendered = renderings?.get(key);
   if (rendered !== undefined) return { data: rendered };
   const result = await compiled.query(new Answered(answer), context, variables);
-  if (typeof resolved !== 'object' || resolved === null || result.errors?.length || result.data == null)
-    return { result };
+  if (object === undefined || result.errors?.length || result.data == null) return { result };
   const data = JSON.stringify(result.data);
   const ofAnswer = renderings ?? new Map<string, string>();
   if (ofAnswer.size >= RENDERINGS_PER_ANSWER) ofAnswer.delete(ofAnswer.keys().next().value!);
   ofAnswer.set(key, data);
-  if (renderings === undefined) kept.renderings.set(resolved, ofAnswer);
+  if (renderings === undefined) kept.renderings.set(object, ofAnswer);
   return { data };
 }
