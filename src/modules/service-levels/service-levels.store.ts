@@ -44,6 +44,13 @@ export type ObjectiveScope = Pick<
 /** A raw edge of a window: an instant to another, inside one finest bucket (or five minutes of them). */
 type RawEdge = Pick<KeptWindow, 'from' | 'to'>;
 
+/** A window's parts: its segments of whole buckets, keys `first` to before `end` (contiguous), and its raw edges. */
+interface WindowParts {
+  readonly first: number;
+  readonly end: number;
+  readonly edges: readonly RawEdge[];
+}
+
 /**
  * The windows of start times `[now - length, now]` of the objectives, read as the segments
  * between their pieces' edges. Every window ends now, so they share their end and, nested in one
@@ -66,14 +73,8 @@ class SegmentedWindows {
   /** The raw edges, once each: windows share their end's. */
   readonly edges: RawEdge[] = [];
   private readonly lengths = new Set<number>();
-  /**
-   * By length: the window's segments of whole buckets, keys `first` to before `end` (they are
-   * contiguous), and its raw edges.
-   */
-  private readonly parts = new Map<
-    number,
-    { readonly first: number; readonly end: number; readonly edges: readonly RawEdge[] }
-  >();
+  /** Each window's parts, by length. */
+  private readonly parts = new Map<number, WindowParts>();
 
   constructor(
     private readonly now: number,
@@ -131,17 +132,11 @@ class SegmentedWindows {
   }
 
   /** Each window's parts, by length. */
-  windows(): Iterable<
-    [number, { readonly first: number; readonly end: number; readonly edges: readonly RawEdge[] }]
-  > {
+  windows(): Iterable<[number, WindowParts]> {
     return this.parts;
   }
 
-  partsOf(lengthMs: number): {
-    readonly first: number;
-    readonly end: number;
-    readonly edges: readonly RawEdge[];
-  } {
+  partsOf(lengthMs: number): WindowParts {
     return this.parts.get(lengthMs)!;
   }
 }
