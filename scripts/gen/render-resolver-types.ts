@@ -15,7 +15,8 @@ import { BUILT_IN } from './render-types.js';
 
 /**
  * The type a resolver returns for an object type, where it is not the type's own fields: the
- * stored row a module maps it from, whose remaining fields have resolvers of their own. Every
+ * stored row a module maps it from, whose remaining fields have resolvers of their own, or (an
+ * error group) the fields that the request selected, read ahead by its list's resolver. Every
  * other object type is returned as its fields, each resolved alike.
  */
 export const MAPPERS: Readonly<Record<string, { readonly type: string; readonly from: string }>> = {
@@ -30,7 +31,7 @@ export const MAPPERS: Readonly<Record<string, { readonly type: string; readonly 
     type: 'ExecutionsOutputParent',
     from: './executions/execution.mapper.js',
   },
-  ErrorGroup: { type: 'ErrorGroupParent', from: './error-groups/error-group.mapper.js' },
+  ErrorGroup: { type: 'ErrorGroupAnswer', from: './error-groups/error-group.mapper.js' },
   SearchExecutionLogsOutput: { type: 'SearchParent', from: './log-search/log-search.mapper.js' },
 };
 

@@ -4,7 +4,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { RequestContext } from './context.js';
 import type { DeploymentParent, DeploymentsOutputParent } from './deployments/deployment.mapper.js';
-import type { ErrorGroupParent } from './error-groups/error-group.mapper.js';
+import type { ErrorGroupAnswer } from './error-groups/error-group.mapper.js';
 import type { ExecutionsOutputParent } from './executions/execution.mapper.js';
 import type { SearchParent } from './log-search/log-search.mapper.js';
 import type { WorkflowParent, WorkflowsOutputParent } from './workflows/workflow.mapper.js';
@@ -36,7 +36,7 @@ export interface ResolvedTypes {
   DurationBucket: { fromMs: number; toMs: number; count: number };
   DurationStats: { count: number; minMs: number | null; maxMs: number | null; meanMs: number | null; p50Ms: number | null; p90Ms: number | null; p95Ms: number | null; p99Ms: number | null; histogram: ResolvedTypes['DurationBucket'][] };
   DurationStatsOutput: { data: ResolvedTypes['DurationStats'] };
-  ErrorGroup: ErrorGroupParent;
+  ErrorGroup: ErrorGroupAnswer;
   ErrorGroupBucket: { from: ApiScalars['Time']; to: ApiScalars['Time']; occurrences: number };
   ErrorGroupsOutput: { data: ResolvedTypes['ErrorGroup'][]; count: number };
   ExecutionError: { error: string; count: number };

@@ -2,7 +2,13 @@ import DataLoader from 'dataloader';
 import type { Queryable } from '../../db/database.js';
 import { readEach } from '../shared/read-each.js';
 import { activityBuckets } from '../shared/time-window.js';
-import type { GroupScope } from './error-group.mapper.js';
+import {
+  type ErrorGroupAnswer,
+  type GroupParts,
+  type GroupScope,
+  type RankedGroup,
+  toErrorGroupAnswer,
+} from './error-group.mapper.js';
 import {
   type GroupSightings,
   type GroupSpread,
@@ -26,6 +32,8 @@ const scopeKey = ({ window, filter }: GroupScope) =>
  * their spread (one statement a scope, when not read with the rank) and their activity in their
  * scope's buckets (one statement a scope).
  */
+export type ErrorGroupLoaders = ReturnType<typeof createErrorGroupLoaders>;
+
 export function createErrorGroupLoaders(db: Queryable, organizationId: string) {
   return {
     sightings: new DataLoader<string, GroupSightings | undefined>(async (fingerprints) => {
@@ -72,4 +80,37 @@ export function createErrorGroupLoaders(db: Queryable, organizationId: string) {
       { cacheKeyFn: (group) => `${scopeKey(group.scope)}:${group.fingerprint}` },
     ),
   };
+}
+
+/** ErrorGroup's fields answered from a group's sightings, and from its spread. */
+const FROM_SIGHTINGS = ['pattern', 'sampleMessage', 'firstSeenAt', 'lastSeenAt'];
+const FROM_SPREAD = ['workflowCount', 'capabilityIDs'];
+
+/**
+ * Ranked groups answered whole: each part of them that `selected` (ErrorGroup's field names a
+ * request selects) needs is read through the request's loaders, once for every group of the
+ * request that needs it, and nothing else is. A part that fails fails the list.
+ */
+export async function answerGroups(
+  loaders: ErrorGroupLoaders,
+  groups: readonly RankedGroup[],
+  selected: ReadonlySet<string>,
+): Promise<ErrorGroupAnswer[]> {
+  const needs = (fields: readonly string[]) => fields.some((field) => selected.has(field));
+  const [sightings, spreads, activity] = await Promise.all([
+    needs(FROM_SIGHTINGS)
+      ? Promise.all(groups.map((group) => loaders.sightings.load(group.fingerprint)))
+      : null,
+    needs(FROM_SPREAD)
+      ? Promise.all(groups.map((group) => group.spread ?? loaders.spread.load(group.scope)))
+      : null,
+    selected.has('activity') ? Promise.all(groups.map((group) => loaders.activity.load(group))) : null,
+  ]);
+  return groups.map((group, i) => {
+    const parts: { -readonly [P in keyof GroupParts]: GroupParts[P] } = {};
+    if (sightings !== null) parts.sightings = sightings[i];
+    if (spreads !== null) parts.spread = spreads[i]!.get(group.fingerprint);
+    if (activity !== null) parts.activity = activity[i];
+    return toErrorGroupAnswer(group, parts);
+  });
 }
