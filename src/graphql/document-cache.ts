@@ -169,7 +169,7 @@ export class DocumentCache {
       operation: operation.operation,
       variableDefinitions: operation.variableDefinitions ?? [],
       rootFields: rootFieldNames(document, operation),
-      kept: keptFieldOf(this.schema, operation),
+      kept: keptFieldOf(this.schema, document, operation),
     };
   }
 

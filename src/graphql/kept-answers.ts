@@ -1,8 +1,11 @@
 import {
+  type DocumentNode,
   type ExecutionResult,
   type FieldNode,
+  type FragmentDefinitionNode,
   type GraphQLField,
   type GraphQLObjectType,
+  type GraphQLResolveInfo,
   type GraphQLSchema,
   getArgumentValues,
   getNamedType,
@@ -75,6 +78,8 @@ const RENDERINGS_PER_ANSWER = 4;
 export interface KeptField {
   readonly field: GraphQLField<unknown, unknown>;
   readonly node: FieldNode;
+  /** What the resolver, resolving ahead, is given of `info`: the field's selection (keptAnswer). */
+  readonly selection: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>;
   /** By answer, then by variables: the JSON of the operation's `data`. */
   readonly renderings: WeakMap<object, Map<string, string>>;
 }
@@ -85,6 +90,7 @@ export interface KeptField {
  */
 export function keptFieldOf(
   schema: GraphQLSchema,
+  document: DocumentNode,
   operation: OperationDefinitionNode,
 ): KeptField | undefined {
   if (operation.operation !== 'query') return undefined;
@@ -92,7 +98,10 @@ export function keptFieldOf(
   if (more.length > 0 || node?.kind !== Kind.FIELD || (node.directives?.length ?? 0) > 0) return undefined;
   const field = schema.getQueryType()?.getFields()[node.name.value];
   if (field?.extensions.keptAnswer !== true) return undefined;
-  return { field, node, renderings: new WeakMap() };
+  const fragments: Record<string, FragmentDefinitionNode> = {};
+  for (const definition of document.definitions)
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
+  return { field, node, selection: { fieldNodes: [node], fragments }, renderings: new WeakMap() };
 }
 
 /** What executing an operation gave: its result, or the JSON of its `data` when that was all it held. */
@@ -116,8 +125,8 @@ export async function executeKept(
       undefined,
       getArgumentValues(kept.field, kept.node, coerced),
       context,
-      // Kept answers do not read `info` (keptAnswer).
-      undefined as never,
+      // Kept answers read nothing of `info` but the selection (keptAnswer).
+      kept.selection as GraphQLResolveInfo,
     ))();
   // Only an object can be the very answer again (an error, or a value, is rendered each time).
   const resolved = await answer.catch(() => undefined);

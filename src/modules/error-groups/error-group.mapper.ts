@@ -19,10 +19,13 @@ export interface RankedGroup extends GroupCount {
 
 /**
  * An error group as answered: its counts, and whichever of its other fields the request selected
- * (read ahead for every group of the request by readSelected, error-groups.loaders.ts). Its fields
+ * (read ahead for every group of the request by answerGroups, error-groups.loaders.ts). Its fields
  * have no resolvers of their own, so an answer listing groups can be a kept answer.
  */
-export type ErrorGroupAnswer = Pick<ErrorGroup<ApiScalars>, 'fingerprint' | 'occurrences' | 'executionCount'> &
+export type ErrorGroupAnswer = Pick<
+  ErrorGroup<ApiScalars>,
+  'fingerprint' | 'occurrences' | 'executionCount'
+> &
   Partial<ErrorGroup<ApiScalars>>;
 
 /** The ranked groups of every answer that lists error groups (errorGroups, deploymentImpact). */
@@ -77,4 +80,3 @@ export function toErrorGroupAnswer(group: GroupCount, parts: GroupParts): ErrorG
     }));
   return answer;
 }
-
