@@ -554,15 +554,15 @@ async function readCached<D extends string, MS extends Measures>(
         keep: keepsPiece(window, piece),
       });
   }
-  const kept = all.filter(({ keep }) => keep);
-  const versions =
-    kept.length === 0
-      ? undefined
-      : await reads.versions(
-          db,
-          organizationId,
-          kept.reduce((first, { piece }) => Math.min(first, piece.from), Number.POSITIVE_INFINITY),
-        );
+  // From the first piece's day, kept or not: a later read of the request that starts there (the
+  // buckets around a window that ends now) finds its days read already.
+  const versions = all.some(({ keep }) => keep)
+    ? await reads.versions(
+        db,
+        organizationId,
+        all.reduce((first, { piece }) => Math.min(first, piece.from), Number.POSITIVE_INFINITY),
+      )
+    : undefined;
   // The piece's workflow (null: organization-wide, read from the organization's rows or not, as
   // the statement says) names its scope.
   const statementId = `${read.table}|${options.organizationRows === true}|${options.groupBy.join(',')}|${extremes}|${read.measureNames.join(',')}|${JSON.stringify([options.where ?? null, options.except ?? null])}`;

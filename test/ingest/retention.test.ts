@@ -186,6 +186,45 @@ describe('retention', () => {
     assert.equal(globexLists.search.count, 4);
   });
 
+  it("dates a group seen only in dropped rows by its bucket's start once they are gone, though read before", async () => {
+    const { db } = database;
+    const tenant = await createTenant(db, 'Soylent');
+    const a = await seed(db, tenant, ['2026-06']);
+    const MONTH = `query ($from: Time!, $to: Time!) { errorGroups(input: { from: $from, to: $to }) {
+      data { occurrences firstSeenAt lastSeenAt sampleMessage } } }`;
+    /** A failure off the five-minute grid (only the execution itself knows its start), and its month's groups. */
+    const lone = async (startedAt: string, error: string) => {
+      await ingest(db, [
+        execution(tenant.organizationId, a.workflowUUID, {
+          status: 'FAILURE',
+          startedAt,
+          errors: [{ error, count: 1 }],
+        }),
+      ]);
+      const month = startedAt.slice(0, 8);
+      return async () =>
+        (await ask(tenant, MONTH, { from: `${month}01T00:00:00Z`, to: `${month}28T00:00:00Z` })).errorGroups
+          .data;
+    };
+    const seen = (error: string, at: string) => [
+      { occurrences: 1, sampleMessage: error, firstSeenAt: at, lastSeenAt: at },
+    ];
+
+    // In a month partition of its own, which retention drops.
+    const march = await lone('2026-03-10T08:02:30Z', 'quota exceeded for key 17');
+    await maintainPartitions(db, { now: NOW });
+    assert.deepEqual(await march(), seen('quota exceeded for key 17', '2026-03-10T08:02:30Z'));
+    await maintainPartitions(db, { now: NOW, retentionDays: RETENTION_DAYS });
+    // The rollups and the group's stored sample outlive the execution; its start does not.
+    assert.deepEqual(await march(), seen('quota exceeded for key 17', '2026-03-10T08:00:00Z'));
+
+    // Waiting in DEFAULT (its month has no partition now), where retention deletes it.
+    const april = await lone('2026-04-10T08:07:30Z', 'lease lost on shard 4');
+    assert.deepEqual(await april(), seen('lease lost on shard 4', '2026-04-10T08:07:30Z'));
+    await maintainPartitions(db, { now: NOW, retentionDays: RETENTION_DAYS });
+    assert.deepEqual(await april(), seen('lease lost on shard 4', '2026-04-10T08:05:00Z'));
+  });
+
   it('ignores re-sent records of a dropped execution: nothing is counted twice and nothing reappears', async () => {
     const { db } = database;
     const acme = await createTenant(db, 'Initech');

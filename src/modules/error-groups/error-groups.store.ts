@@ -1,9 +1,11 @@
 import { genericPlan, type Queryable } from '../../db/database.js';
+import { rollupVersions, workflows } from '../../db/tables.js';
 import { ANY_LEVEL, EXECUTION_ERRORS, errorGroupCounts } from '../../rollups/error-groups.rollup.js';
 import { errorGroupOf } from '../../rollups/fingerprint.js';
 import { DAY_GRAIN } from '../../rollups/grains.js';
 import { isVisibleWorkflow } from '../../rollups/rollup.js';
 import { type RollupWindow, readWindows } from '../../rollups/rollup-reader.store.js';
+import { cachedReadsOf, KeptKind } from '../../rollups/window-cache.js';
 import { halfOpen } from '../../rollups/windows.js';
 
 export interface GroupFilter {
@@ -156,6 +158,25 @@ function boundJoins(name: 'first' | 'last'): string {
 }
 
 /**
+ * What the sightings of an organization's groups are read from, as one text that differs whenever
+ * they may: its rollup version counters (each ingestion that stores an execution or a call raises
+ * its day's, whatever else it changed: migration 0015), its workflows (which decide what is
+ * visible), and what partition upkeep left of the raw executions and calls: their month
+ * partitions (dropped by retention, made for rows that waited in DEFAULT) and the organization's
+ * rows waiting in DEFAULT (which retention deletes when they fall before the kept months). A
+ * sighting kept under this text is one read now.
+ */
+const SIGHTINGS_STATE = `concat_ws('/',
+  (select coalesce(sum(version), 0) || ':' || count(*) from ${rollupVersions.name} where organization_id = $1),
+  (select count(*) from ${workflows.name} where organization_id = $1),
+  (select count(*) from executions_default where organization_id = $1),
+  (select count(*) from execution_events_default where organization_id = $1),
+  (select string_agg(inhrelid::text, ',' order by inhrelid) from pg_inherits
+   where inhparent in ('executions'::regclass, 'execution_events'::regclass)))`;
+
+const STATE_NOW = genericPlan(`select ${SIGHTINGS_STATE} as state`);
+
+/**
  * Per group (`$2`): its first and last sighting, and the errors the latest execution carries (its
  * own, then its calls' in a fixed order, whatever the arrival) or, when retention dropped that
  * execution, the message stored with the group. One statement: every part is a probe per group,
@@ -166,7 +187,8 @@ const SIGHTINGS = genericPlan(`
          coalesce(first_execution.started_at, first_bucket.bucket_start) as first_seen_at,
          coalesce(last_execution.started_at, last_bucket.bucket_start) as last_seen_at,
          carried.errors, carried.call_errors,
-         stored.sample_message as stored_sample
+         stored.sample_message as stored_sample,
+         ${SIGHTINGS_STATE} as state
   from unnest($2::text[]) as f(fingerprint)
   ${boundJoins('first')}
   ${boundJoins('last')}
@@ -185,17 +207,61 @@ const SIGHTINGS = genericPlan(`
 
 type ErrorList = Array<{ error: string; count: number }>;
 
+/** A group's sightings kept under the state they were read in (SIGHTINGS_STATE). */
+const SIGHTINGS_KEPT = new KeptKind<GroupSightings>('error group sightings');
+/** The state an organization's sightings were last read in (its key the organization's alone). */
+const STATE_KEPT = new KeptKind<string>('error group sightings state');
+/** What a kept group's sightings take besides its sample message, estimated. */
+const SIGHTINGS_BYTES = 200;
+
 /**
  * First and last sighting of groups over all time, from what is stored now: the start of the
  * earliest and of the latest execution (of a visible workflow) carrying the group at any level,
  * and a message of the group from the latest one (its own errors first, then its calls'). Like
  * every other figure they follow corrections, and never depend on the order data arrived in.
+ *
+ * With the server's cache (window-cache.ts), sightings are kept under the state they were read
+ * in: once an organization's have been read, a request first reads the state (one row), and reads
+ * again only the groups not kept under it, so an unchanged organization's are not probed again.
  */
 export async function groupSightings(
   db: Queryable,
   organizationId: string,
   fingerprints: readonly string[],
 ): Promise<Map<string, GroupSightings>> {
+  const cache = cachedReadsOf(db)?.cache;
+  if (cache === undefined) return (await readSightings(db, organizationId, fingerprints)).sightings;
+  const sightings = new Map<string, GroupSightings>();
+  let missing = fingerprints;
+  if (cache.get(STATE_KEPT, organizationId, '') !== undefined) {
+    const [{ state }] = (await db.query<{ state: string }>(STATE_NOW, [organizationId])) as [
+      { state: string },
+    ];
+    missing = fingerprints.filter((fingerprint) => {
+      const kept = cache.get(SIGHTINGS_KEPT, `${organizationId}|${fingerprint}`, state);
+      if (kept !== undefined) sightings.set(fingerprint, kept);
+      return kept === undefined;
+    });
+  }
+  if (missing.length === 0) return sightings;
+  const read = await readSightings(db, organizationId, missing);
+  if (read.state !== undefined) {
+    for (const [fingerprint, sighting] of read.sightings) {
+      sightings.set(fingerprint, sighting);
+      const bytes = SIGHTINGS_BYTES + 2 * sighting.sampleMessage.length;
+      cache.set(SIGHTINGS_KEPT, `${organizationId}|${fingerprint}`, read.state, sighting, bytes);
+    }
+    cache.set(STATE_KEPT, organizationId, '', read.state, read.state.length * 2);
+  }
+  return sightings;
+}
+
+/** The sightings of `fingerprints` read now, with the state they were read in (none without a row). */
+async function readSightings(
+  db: Queryable,
+  organizationId: string,
+  fingerprints: readonly string[],
+): Promise<{ sightings: Map<string, GroupSightings>; state: string | undefined }> {
   const rows = await db.query<{
     fingerprint: string;
     first_seen_at: Date;
@@ -203,6 +269,7 @@ export async function groupSightings(
     errors: ErrorList | null;
     call_errors: ErrorList[] | null;
     stored_sample: string | null;
+    state: string;
   }>(SIGHTINGS, [organizationId, fingerprints]);
   const sightings = new Map<string, GroupSightings>();
   for (const row of rows) {
@@ -216,5 +283,5 @@ export async function groupSightings(
       sampleMessage: sample ?? '',
     });
   }
-  return sightings;
+  return { sightings, state: rows[0]?.state };
 }
