@@ -43,7 +43,7 @@ export function toRankedGroups(
  * that would void the whole answer.
  */
 const MAX_INT = 2 ** 31 - 1;
-export const saturated = (value: number): number => Math.min(value, MAX_INT);
+const saturated = (value: number): number => Math.min(value, MAX_INT);
 
 /** What was read of a group beyond its rank, each part only when selected. */
 export interface GroupParts {

@@ -32,8 +32,6 @@ const scopeKey = ({ window, filter }: GroupScope) =>
  * their spread (one statement a scope, when not read with the rank) and their activity in their
  * scope's buckets (one statement a scope).
  */
-export type ErrorGroupLoaders = ReturnType<typeof createErrorGroupLoaders>;
-
 export function createErrorGroupLoaders(db: Queryable, organizationId: string) {
   return {
     sightings: new DataLoader<string, GroupSightings | undefined>(async (fingerprints) => {
@@ -82,9 +80,18 @@ export function createErrorGroupLoaders(db: Queryable, organizationId: string) {
   };
 }
 
+export type ErrorGroupLoaders = ReturnType<typeof createErrorGroupLoaders>;
+
 /** ErrorGroup's fields answered from a group's sightings, and from its spread. */
 const FROM_SIGHTINGS = ['pattern', 'sampleMessage', 'firstSeenAt', 'lastSeenAt'];
 const FROM_SPREAD = ['workflowCount', 'capabilityIDs'];
+
+/** Whether `selected` (ErrorGroup's field names) needs any of `fields`. */
+const needs = (selected: ReadonlySet<string>, fields: readonly string[]) =>
+  fields.some((field) => selected.has(field));
+
+/** Whether a request that selects `selected` of its groups needs their spread (read with the rank, if so). */
+export const needsSpread = (selected: ReadonlySet<string>) => needs(selected, FROM_SPREAD);
 
 /**
  * Ranked groups answered whole: each part of them that `selected` (ErrorGroup's field names a
@@ -96,12 +103,11 @@ export async function answerGroups(
   groups: readonly RankedGroup[],
   selected: ReadonlySet<string>,
 ): Promise<ErrorGroupAnswer[]> {
-  const needs = (fields: readonly string[]) => fields.some((field) => selected.has(field));
   const [sightings, spreads, activity] = await Promise.all([
-    needs(FROM_SIGHTINGS)
+    needs(selected, FROM_SIGHTINGS)
       ? Promise.all(groups.map((group) => loaders.sightings.load(group.fingerprint)))
       : null,
-    needs(FROM_SPREAD)
+    needsSpread(selected)
       ? Promise.all(groups.map((group) => group.spread ?? loaders.spread.load(group.scope)))
       : null,
     selected.has('activity') ? Promise.all(groups.map((group) => loaders.activity.load(group))) : null,

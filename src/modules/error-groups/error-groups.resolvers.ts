@@ -7,16 +7,16 @@ import { toPaging } from '../shared/paging.js';
 import { activityBuckets, windowOf } from '../shared/time-window.js';
 import { workflowScope } from '../shared/workflow-scope.js';
 import { toRankedGroups } from './error-group.mapper.js';
-import { answerGroups, createErrorGroupLoaders } from './error-groups.loaders.js';
+import { answerGroups, createErrorGroupLoaders, needsSpread } from './error-groups.loaders.js';
 import { type GroupFilter, rankGroups } from './error-groups.store.js';
 
 type Answer = ResolvedTypes['ErrorGroupsOutput'];
 
 /**
  * The latest answer of each organization, input and selection: a request whose answer holds the
- * same data, group by group and field by field, gets the very object (a kept answer, whose rendering is kept
- * too: kept-answers.ts). A dashboard polls the same groups, which change only as an execution with
- * an error enters or leaves the window, or a group is seen again.
+ * same data, group by group and field by field, gets the very object (a kept answer, whose
+ * rendering is kept too: kept-answers.ts). A dashboard polls the same groups, which change only as
+ * an execution with an error enters or leaves the window, or a group is seen again.
  */
 const ANSWERS = new LRUCache<string, Answer>({ max: 64 });
 
@@ -31,8 +31,13 @@ export const errorGroupsResolvers: Resolvers = {
       if (workflowUuid === undefined) return { data: [], count: 0 };
       const filter: GroupFilter = { workflowUuid, capabilityId: input.capabilityID ?? null };
       const selected = subfieldNames(info, 'data');
-      const withSpread = selected.has('workflowCount') || selected.has('capabilityIDs');
-      const { ranked, spread } = await rankGroups(ctx.db, ctx.organizationId, window, filter, withSpread);
+      const { ranked, spread } = await rankGroups(
+        ctx.db,
+        ctx.organizationId,
+        window,
+        filter,
+        needsSpread(selected),
+      );
       const slice = ranked.slice(paging.offset, paging.offset + paging.limit);
       const groups = toRankedGroups(slice, { window, filter }, spread);
       const answer: Answer = {
