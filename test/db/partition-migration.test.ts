@@ -222,7 +222,13 @@ describe('the partitioning migration (0006)', () => {
     // the table, filled from the rows as that migration fills it, stands in.
     for (const statement of splitStatements(all.find((m) => m.version.startsWith('0013'))!.sql!))
       await db.query(statement);
+    // Its error groups keep their sightings under a state that counts an organization's rows
+    // waiting in 0006's DEFAULT partitions: empty stand-ins.
+    for (const table of ['executions_default', 'execution_events_default'])
+      await db.query(`create table ${table} (organization_id uuid not null)`);
     const before = await answers();
+    for (const table of ['executions_default', 'execution_events_default'])
+      await db.query(`drop table ${table}`);
     await db.query('drop table raw_retention');
     await db.query('drop function wfapi_log_day(timestamptz)');
     await db.query('drop table awaited_workflows');
