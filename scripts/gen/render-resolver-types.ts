@@ -19,7 +19,17 @@ import { BUILT_IN } from './render-types.js';
  * error group) the fields that the request selected, read ahead by its list's resolver. Every
  * other object type is returned as its fields, each resolved alike.
  */
-export const MAPPERS: Readonly<Record<string, { readonly type: string; readonly from: string }>> = {
+export const MAPPERS: Readonly<
+  Record<
+    string,
+    {
+      readonly type: string;
+      readonly from: string;
+      /** The fields the request selected, read ahead by the resolver that lists the type: none resolves itself. */
+      readonly readAhead?: true;
+    }
+  >
+> = {
   Workflow: { type: 'WorkflowParent', from: './workflows/workflow.mapper.js' },
   WorkflowsOutput: { type: 'WorkflowsOutputParent', from: './workflows/workflow.mapper.js' },
   WorkflowDeployment: { type: 'DeploymentParent', from: './deployments/deployment.mapper.js' },
@@ -31,7 +41,7 @@ export const MAPPERS: Readonly<Record<string, { readonly type: string; readonly 
     type: 'ExecutionsOutputParent',
     from: './executions/execution.mapper.js',
   },
-  ErrorGroup: { type: 'ErrorGroupAnswer', from: './error-groups/error-group.mapper.js' },
+  ErrorGroup: { type: 'ErrorGroupAnswer', from: './error-groups/error-group.mapper.js', readAhead: true },
   SearchExecutionLogsOutput: { type: 'SearchParent', from: './log-search/log-search.mapper.js' },
 };
 
