@@ -20,7 +20,7 @@ import { coverWindow, RAW, SUBTRACTED, type TimeWindow, type WindowPiece } from 
  * organization. With a cache, the raw rows of its `fixed` edges are kept as rollup rows are
  * (KeptWindow.fixed).
  */
-export interface RollupWindow extends TimeWindow, Pick<KeptWindow, 'key' | 'fixed'> {
+export interface RollupWindow extends TimeWindow, Pick<KeptWindow, 'key' | 'fixed' | 'askedEdges'> {
   readonly workflowUuid: string | null;
 }
 
@@ -532,7 +532,8 @@ export async function readWindows<D extends string, MS extends Measures>(
 /**
  * readWindows with a cache: each window's pieces are read apart (keyed by piece), those of rollup
  * rows kept, and the pieces summed into their windows here. Raw pieces (a window's edges, which
- * move with a window that ends now) are read every time, but the fixed edges of a window.
+ * move with a window that ends now) are read every time, but the fixed edges of a window (those
+ * a request named, from their second read on: KeptWindow.askedEdges).
  */
 async function readCached<D extends string, MS extends Measures>(
   db: Queryable,
@@ -543,7 +544,9 @@ async function readCached<D extends string, MS extends Measures>(
   options: ReadOptions<D>,
   extremes: boolean,
 ): Promise<WindowRow<D, MS>[]> {
-  const all: Array<KeyedPiece & { readonly window: number; readonly keep: boolean }> = [];
+  const all: Array<
+    KeyedPiece & { readonly window: number; readonly keep: boolean; readonly onRepeat: boolean }
+  > = [];
   for (const window of windows) {
     for (const piece of coverWindow(read, window))
       all.push({
@@ -552,6 +555,7 @@ async function readCached<D extends string, MS extends Measures>(
         workflowUuid: window.workflowUuid,
         window: window.key,
         keep: keepsPiece(window, piece),
+        onRepeat: window.askedEdges === true && piece.grain <= 0,
       });
   }
   // From the first piece's day, kept or not: a later read of the request that starts there (the
@@ -596,7 +600,9 @@ async function readCached<D extends string, MS extends Measures>(
     const pieceRows = readRows.get(p.key) ?? [];
     byPiece.set(p.key, pieceRows);
     if (p.id !== undefined)
-      reads.cache.set(PIECE_ROWS, p.id, p.version!, pieceRows, keptBytes(read, pieceRows));
+      reads.cache.set(PIECE_ROWS, p.id, p.version!, pieceRows, keptBytes(read, pieceRows), {
+        onRepeat: p.onRepeat,
+      });
   }
   return merge(read, all, byPiece);
 }

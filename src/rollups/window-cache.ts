@@ -44,11 +44,16 @@ export interface WindowCacheUse {
 /** A kept entry's own size, besides its key and its value. */
 const ENTRY_BYTES = 300;
 
+/** How many keys offered once (WindowCache.set with `onRepeat`) are remembered. */
+const OFFERED_ONCE = 1024;
+
 export class WindowCache {
   readonly #entries = new Map<string, Entry>();
   #bytes = 0;
   #hits = 0;
   #misses = 0;
+  /** Keys offered once with `onRepeat` and not kept (yet): the next offer keeps. */
+  readonly #offeredOnce = new LRUCache<string, true>({ max: OFFERED_ONCE });
 
   /** @param maxBytes what the kept values may take, estimated; 0 keeps nothing. */
   constructor(readonly maxBytes: number) {}
@@ -109,10 +114,23 @@ export class WindowCache {
 
   /**
    * Keeps `value` of `kind`, read under `version`, for `key`; `valueBytes` is its estimated heap
-   * size. The caller hands over `value`: nothing may change it afterwards.
+   * size. The caller hands over `value`: nothing may change it afterwards. With `onRepeat`, a key
+   * neither kept nor offered before is only remembered: the value is kept from its second offer on
+   * (for answers most of which are never asked for again: KeptWindow.askedEdges).
    */
-  set<T>(kind: KeptKind<T>, key: string, version: string, value: T, valueBytes: number): void {
+  set<T>(
+    kind: KeptKind<T>,
+    key: string,
+    version: string,
+    value: T,
+    valueBytes: number,
+    options?: { readonly onRepeat?: boolean },
+  ): void {
     const id = `${kind.name}\u0000${key}`;
+    if (options?.onRepeat === true && !this.#entries.has(id) && !this.#offeredOnce.delete(id)) {
+      this.#offeredOnce.set(id, true);
+      return;
+    }
     const bytes = ENTRY_BYTES + id.length * 2 + valueBytes;
     this.#remove(id);
     if (bytes > this.maxBytes / 16) return;
@@ -199,7 +217,11 @@ export function cachedReadsOf(db: Queryable): CachedReads | undefined {
 }
 
 const sameWindow = (a: KeptWindow, b: KeptWindow) =>
-  a.key === b.key && a.from === b.from && a.to === b.to && a.fixed === b.fixed;
+  a.key === b.key &&
+  a.from === b.from &&
+  a.to === b.to &&
+  a.fixed === b.fixed &&
+  a.askedEdges === b.askedEdges;
 
 /** A window whose derived value may be kept: `key` names it in the answer. */
 export interface KeptWindow {
@@ -213,6 +235,13 @@ export interface KeptWindow {
    * for again.
    */
   readonly fixed?: 'both' | 'from';
+  /**
+   * The fixed edges are instants a request named (an aggregate's `from` and `to`), which most
+   * clients move with every request: such an edge is kept from its second read on, so that a
+   * dashboard moving its window each poll does not fill the cache with edges no later read asks
+   * for. Absent: kept at once (a deployment's instants, an objective's minutes).
+   */
+  readonly askedEdges?: boolean;
 }
 
 /**
@@ -291,7 +320,10 @@ export async function keptPerWindow<T, W extends KeptWindow = KeptWindow>(
       const value = derived.get(window.key)!;
       answer.set(window.key, value);
       const tag = kept.get(window);
-      if (tag !== undefined) reads.cache.set(kind, tag.id, tag.version, value, options.bytes(value));
+      if (tag !== undefined)
+        reads.cache.set(kind, tag.id, tag.version, value, options.bytes(value), {
+          onRepeat: window.askedEdges === true,
+        });
     }
   }
   // Only an answer wholly kept, or kept now, stands for the next: a window not keepable is read each time.

@@ -146,13 +146,21 @@ describe('rollup answers a server keeps while their days are unchanged', () => {
       const first = await ask(cached, scope);
       const before = await cacheReads();
       const second = await ask(cached, scope);
+      const between = await cacheReads();
+      const third = await ask(cached, scope);
       const after = await cacheReads();
-      assert.ok(after.hits > before.hits, `hits ${before.hits} -> ${after.hits}`);
-      assert.equal(after.misses, before.misses);
+      // The second read finds every rollup piece kept; of the durations' two edges, which the
+      // request named (from and to), the first read only remembered asking: they are read again
+      // and kept. The third finds them too.
+      assert.ok(between.hits > before.hits, `hits ${before.hits} -> ${between.hits}`);
+      assert.equal(between.misses - before.misses, 2);
+      assert.equal(after.misses, between.misses);
+      assert.equal(after.hits - between.hits, between.hits - before.hits + 2);
       assert.deepEqual(second, first);
-      assert.deepEqual(second, await ask(uncached, scope));
-      assert.equal(second.durationStats.data.count, 40);
-      assert.equal(observedExecutions(second), 40);
+      assert.deepEqual(third, first);
+      assert.deepEqual(third, await ask(uncached, scope));
+      assert.equal(third.durationStats.data.count, 40);
+      assert.equal(observedExecutions(third), 40);
     }
   });
 
@@ -450,6 +458,41 @@ describe('rollup answers a server keeps while their days are unchanged', () => {
     const after = await read('both');
     assert.equal(total(after), total(kept) + 1);
     assert.equal(total(after), total(await read(undefined, database.db)));
+  });
+
+  it('keeps the edges a request named from their second read on, and none of a window moved with every read', async () => {
+    const { statements, pieces, counting } = countingStatements();
+    const cache = new WindowCache(1024 * 1024);
+    // A handle per read, as per request.
+    const read = (to: number) =>
+      readWindows(
+        withWindowCache(counting as typeof database.db, cache),
+        durations,
+        tenant.organizationId,
+        [{ key: 0, from: WINDOW.from, to, workflowUuid: null, fixed: 'both', askedEdges: true }],
+        { where: { capability_id: [EXECUTION_LEVEL] }, groupBy: [] },
+      );
+    // The same window three times: its rollup rows are read once, its two edges twice, then kept.
+    const read3 = [];
+    for (let i = 0; i < 3; i++) {
+      pieces.length = 0;
+      statements.length = 0;
+      await read(WINDOW.to);
+      read3.push(pieces.reduce((sum, n) => sum + n, 0));
+    }
+    assert.ok(read3[0]! > 2, `${read3[0]} pieces at first`);
+    assert.deepEqual(read3.slice(1), [2, 0]);
+    assert.equal(statements.length, 1, statements.join('\n---\n'));
+    assert.match(statements[0]!, /rollup_versions/);
+    // A window whose end moves a second each read (within the same minute, so over the same
+    // rollup rows): its end is read every time and never kept; its start, asked again, is.
+    const entries = cache.use().entries;
+    for (const later of [1, 2, 3]) {
+      pieces.length = 0;
+      await read(WINDOW.to + later * SECOND);
+      assert.deepEqual(pieces, [1]);
+    }
+    assert.equal(cache.use().entries, entries);
   });
 
   it("derives an anomaly bucket's values once: a repeated detection reads only the versions and the first executions", async () => {

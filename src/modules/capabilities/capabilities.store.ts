@@ -2,7 +2,7 @@ import type { Queryable } from '../../db/database.js';
 import { BinCounts } from '../../rollups/bin-counts.js';
 import { durations, EXECUTION_LEVEL } from '../../rollups/durations.rollup.js';
 import { readWindows } from '../../rollups/rollup-reader.store.js';
-import { halfOpen } from '../../rollups/windows.js';
+import { type InclusiveWindow, rollupWindowOf } from '../shared/time-window.js';
 
 export interface CapabilityCalls {
   readonly capabilityId: string;
@@ -15,24 +15,18 @@ export interface CapabilityCalls {
 export async function capabilityCalls(
   db: Queryable,
   organizationId: string,
-  window: { from: number; to: number },
+  window: InclusiveWindow,
   workflowUuid: string | null,
 ): Promise<CapabilityCalls[]> {
-  const rows = await readWindows(
-    db,
-    durations,
-    organizationId,
-    [{ key: 0, ...halfOpen(window), workflowUuid }],
-    {
-      groupBy: ['capability_id', 'status'],
-      // The executions' own rows (capability '') are the widest histograms and none of the answer.
-      except: { capability_id: [EXECUTION_LEVEL] },
-      organizationRows: true,
-      // The answer has percentiles but no minimum or maximum, so each edge of the window may be
-      // read by subtraction: at most half of its minute's calls (percentiles.ts reads the bins alone).
-      extremes: false,
-    },
-  );
+  const rows = await readWindows(db, durations, organizationId, [rollupWindowOf(window, workflowUuid)], {
+    groupBy: ['capability_id', 'status'],
+    // The executions' own rows (capability '') are the widest histograms and none of the answer.
+    except: { capability_id: [EXECUTION_LEVEL] },
+    organizationRows: true,
+    // The answer has percentiles but no minimum or maximum, so each edge of the window may be
+    // read by subtraction: at most half of its minute's calls (percentiles.ts reads the bins alone).
+    extremes: false,
+  });
   const byCapability = new Map<string, { calls: number; failures: number; bins: BinCounts }>();
   for (const row of rows) {
     const id = row.dimensions.capability_id;

@@ -2,7 +2,7 @@ import type { Queryable } from '../../db/database.js';
 import { BinCounts } from '../../rollups/bin-counts.js';
 import { durations, EXECUTION_LEVEL } from '../../rollups/durations.rollup.js';
 import { readWindows } from '../../rollups/rollup-reader.store.js';
-import { halfOpen } from '../../rollups/windows.js';
+import { type InclusiveWindow, rollupWindowOf } from '../shared/time-window.js';
 
 export interface DurationFilter {
   /** null: every visible workflow. */
@@ -24,14 +24,14 @@ export interface DurationSummary {
 export async function summarizeDurations(
   db: Queryable,
   organizationId: string,
-  window: { from: number; to: number },
+  window: InclusiveWindow,
   filter: DurationFilter,
 ): Promise<DurationSummary> {
   const [row] = await readWindows(
     db,
     durations,
     organizationId,
-    [{ key: 0, ...halfOpen(window), workflowUuid: filter.workflowUuid }],
+    [rollupWindowOf(window, filter.workflowUuid)],
     {
       where: { capability_id: [filter.capabilityId ?? EXECUTION_LEVEL], status: filter.statuses },
       groupBy: [],

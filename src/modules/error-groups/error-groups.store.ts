@@ -6,7 +6,7 @@ import { DAY_GRAIN } from '../../rollups/grains.js';
 import { isVisibleWorkflow } from '../../rollups/rollup.js';
 import { type RollupWindow, readWindows } from '../../rollups/rollup-reader.store.js';
 import { cachedReadsOf, KeptKind } from '../../rollups/window-cache.js';
-import { halfOpen } from '../../rollups/windows.js';
+import { type InclusiveWindow, rollupWindowOf } from '../shared/time-window.js';
 
 export interface GroupFilter {
   /** null: every visible workflow. */
@@ -45,11 +45,11 @@ export interface RankedGroups {
 export async function rankGroups(
   db: Queryable,
   organizationId: string,
-  window: { from: number; to: number },
+  window: InclusiveWindow,
   filter: GroupFilter,
   withSpread: boolean,
 ): Promise<RankedGroups> {
-  const windows = [{ key: 0, ...halfOpen(window), workflowUuid: filter.workflowUuid }];
+  const windows = [rollupWindowOf(window, filter.workflowUuid)];
   const rankLevel = filter.capabilityId ?? ANY_LEVEL;
   const rows = withSpread
     ? await readWindows(db, errorGroupCounts, organizationId, windows, {

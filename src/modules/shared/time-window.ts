@@ -1,11 +1,20 @@
 import { badInput } from '../../errors.js';
 import { activityBucketWidth, type Bucket, bucketsCovering, floorTo } from '../../lib/buckets.js';
 import { DAY, formatTime, MAX_TIME, MIN_TIME } from '../../lib/time.js';
+import type { RollupWindow } from '../../rollups/rollup-reader.store.js';
+import type { KeptWindow } from '../../rollups/window-cache.js';
+import { halfOpen } from '../../rollups/windows.js';
 
 /** A window of start times in ms, both ends inclusive. */
 export interface InclusiveWindow {
   readonly from: number;
   readonly to: number;
+  /**
+   * Which of its ends are instants the request named, not now: `both` when it gave `to` (`from`
+   * is then given or derived from it), `from` when it gave `from` alone. Absent: both move with
+   * now.
+   */
+  readonly fixed?: KeptWindow['fixed'];
 }
 
 /**
@@ -16,7 +25,21 @@ export function windowOf(input: { from?: Date | null; to?: Date | null }, now = 
   const to = input.to?.getTime() ?? now;
   const from = input.from?.getTime() ?? to - DAY;
   if (from > to) throw badInput('from must not be later than to');
-  return { from, to };
+  const fixed = input.to != null ? 'both' : input.from != null ? 'from' : undefined;
+  return fixed === undefined ? { from, to } : { from, to, fixed };
+}
+
+/**
+ * The rollup window (key 0) of an aggregate's window, over one workflow or (null) the
+ * organization: the edges the request named are kept as asked edges (KeptWindow.askedEdges).
+ */
+export function rollupWindowOf(window: InclusiveWindow, workflowUuid: string | null): RollupWindow {
+  return {
+    key: 0,
+    ...halfOpen(window),
+    workflowUuid,
+    ...(window.fixed !== undefined && { fixed: window.fixed, askedEdges: true }),
+  };
 }
 
 /** The widest range answered in buckets: about 19 years of 7-day buckets. */
