@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { detectAnomalies } from '../../src/modules/anomalies/anomalies.service.js';
 import { baselineStarts } from '../../src/modules/anomalies/anomaly-detection.js';
+import { rankGroups } from '../../src/modules/error-groups/error-groups.store.js';
 import { insertObjective, listObjectives } from '../../src/modules/service-levels/objectives.store.js';
 import { readObjectiveCounts } from '../../src/modules/service-levels/service-levels.store.js';
 import { BinCounts } from '../../src/rollups/bin-counts.js';
@@ -11,6 +12,7 @@ import { readWindows } from '../../src/rollups/rollup-reader.store.js';
 import { RollupVersions } from '../../src/rollups/rollup-versions.store.js';
 import { KeptKind, keptPerWindow, WindowCache, withWindowCache } from '../../src/rollups/window-cache.js';
 import { RAW } from '../../src/rollups/windows.js';
+import { countingDatabase } from '../harness/counting-database.js';
 import { openTestDatabase, type TestDatabase } from '../harness/database.js';
 import { createTenant, deployment, execution, ingest, type Tenant, workflow } from '../harness/fixtures.js';
 import { startServer, type TestServer } from '../harness/server.js';
@@ -493,6 +495,103 @@ describe('rollup answers a server keeps while their days are unchanged', () => {
       assert.deepEqual(pieces, [1]);
     }
     assert.equal(cache.use().entries, entries);
+  });
+
+  /**
+   * An organization of its own with twelve failures of one group, seven minutes apart from 11 s
+   * past `at` (two days before the other tests' day), and one of another; `failure` stores more.
+   */
+  async function failingTenant() {
+    const t = await createTenant(database.db);
+    const flow = workflow(t.organizationId);
+    const at = DAY_START - 2 * DAY + 5 * HOUR;
+    const failure = (startedAt: number, error: string) =>
+      execution(t.organizationId, flow.uuid as string, {
+        status: 'FAILURE',
+        startedAt: iso(startedAt),
+        errors: [{ error, count: 1 }],
+      });
+    await ingest(database.db, [
+      flow,
+      ...Array.from({ length: 12 }, (_, i) =>
+        failure(at + i * 7 * MINUTE + 11 * SECOND, `quota ${i} exceeded`),
+      ),
+      failure(at + 30 * MINUTE + 3 * SECOND, 'node 4 unreachable'),
+    ]);
+    return { t, at, failure };
+  }
+
+  it('answers error groups over a window the request named from what it kept: the third ask reads only the versions and the sightings state', async () => {
+    const { t, at, failure } = await failingTenant();
+    const counter = countingDatabase(database.db);
+    const server = await startServer(counter.db, { authCacheMs: 60_000, alerts: { worker: false } });
+    try {
+      const input = { from: iso(at + 20 * SECOND), to: iso(at + 23 * HOUR + 40 * SECOND) };
+      const groups = `query ($input: ErrorGroupsInput!) { errorGroups(input: $input) { count data {
+        fingerprint sampleMessage occurrences executionCount workflowCount firstSeenAt lastSeenAt
+        activity { from occurrences } } } }`;
+      const askGroups = async (on: TestServer) => {
+        const response = await on.gql(t.key, groups, { input });
+        assert.equal(response.body.errors, undefined, JSON.stringify(response.body.errors));
+        return response.body.data.errorGroups;
+      };
+      const asked = [];
+      for (let i = 0; i < 3; i++) {
+        counter.take();
+        asked.push({ answer: await askGroups(server), statements: counter.take() });
+      }
+      // The first execution (11 s past the hour) lies before the window's start.
+      assert.deepEqual(
+        asked.map(({ answer }) => answer.data.map((g: { occurrences: number }) => g.occurrences)),
+        [
+          [11, 1],
+          [11, 1],
+          [11, 1],
+        ],
+      );
+      assert.ok(asked[0]!.statements.some((text) => /error_group_rollups/.test(text)));
+      const third = asked[2]!.statements.filter((text) => !/api_keys/.test(text));
+      assert.equal(third.length, 2, third.join('\n---\n'));
+      assert.match(third[0]!, /from rollup_versions/);
+      assert.match(third[1]!, /pg_inherits/);
+      assert.deepEqual(asked[2]!.answer, await askGroups(uncached));
+      // A failure stored at the window's raw end changes its day: the next ask counts it.
+      await ingest(database.db, [failure(at + 23 * HOUR + 9 * SECOND, 'node 4 unreachable')]);
+      const after = await askGroups(server);
+      assert.deepEqual(
+        after.data.map((g: { occurrences: number }) => g.occurrences),
+        [11, 2],
+      );
+      assert.deepEqual(after, await askGroups(uncached));
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('keeps the rank of error groups in a window the request named whole while its days are unchanged', async () => {
+    const { t, at, failure } = await failingTenant();
+    const cache = new WindowCache(1024 * 1024);
+    const window = { from: at + 20 * SECOND, to: at + 23 * HOUR + 40 * SECOND, fixed: 'both' as const };
+    const everywhere = { workflowUuid: null, capabilityId: null };
+    const rank = () =>
+      rankGroups(withWindowCache(database.db, cache), t.organizationId, window, everywhere, true);
+    const first = await rank();
+    assert.equal(await rank(), first);
+    assert.equal(await rank(), first);
+    assert.deepEqual(
+      first.ranked.map((group) => group.occurrences),
+      [11, 1],
+    );
+    // Without a cache it is summed each time, the same.
+    assert.deepEqual(await rankGroups(database.db, t.organizationId, window, everywhere, true), first);
+    // A failure stored in the window changes its day: summed again, then kept.
+    await ingest(database.db, [failure(at + 3 * HOUR, 'node 4 unreachable')]);
+    const after = await rank();
+    assert.deepEqual(
+      after.ranked.map((group) => group.occurrences),
+      [11, 2],
+    );
+    assert.equal(await rank(), after);
   });
 
   it("derives an anomaly bucket's values once: a repeated detection reads only the versions and the first executions", async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Database, Transaction } from '../../src/db/database.js';
+import { countingDatabase } from '../harness/counting-database.js';
 import { openTestDatabase, type TestDatabase } from '../harness/database.js';
 import {
   createTenant,
@@ -13,44 +13,6 @@ import {
 } from '../harness/fixtures.js';
 import { startServer, type TestServer } from '../harness/server.js';
 import { dataOf } from './graphql-assertions.js';
-
-/** The real database, counting the SQL statements sent through it (not a mock: every query runs). */
-function countingDatabase(db: Database) {
-  const statements: string[] = [];
-  const counted: Database = {
-    kind: db.kind,
-    query<Row>(text: string, params?: readonly unknown[]) {
-      statements.push(text);
-      return db.query<Row>(text, params);
-    },
-    transaction<T>(fn: (tx: Transaction) => Promise<T>) {
-      return db.transaction((tx) =>
-        fn({
-          inTransaction: true,
-          query<Row>(text: string, params?: readonly unknown[]) {
-            statements.push(text);
-            return tx.query<Row>(text, params);
-          },
-          copyIn(table, columns, rows) {
-            statements.push(`copy ${table}`);
-            return tx.copyIn(table, columns, rows);
-          },
-        }),
-      );
-    },
-    // Every statement is recorded: a request's time limit does not apply here.
-    abortable: () => counted,
-    ping: () => db.ping(),
-    close: () => db.close(),
-  };
-  return {
-    db: counted,
-    /** Statements since the previous call. */
-    take(): string[] {
-      return statements.splice(0);
-    },
-  };
-}
 
 const WORKFLOW_FIELDS = `uuid ownerAddress name workflowId status registeredAt creditUsed executedAt executionCount
   executionCountByStatus { success failure } workflowSource hasTeeExecutions hasNonTeeExecutions`;

@@ -5,7 +5,7 @@ import { errorGroupOf } from '../../rollups/fingerprint.js';
 import { DAY_GRAIN } from '../../rollups/grains.js';
 import { isVisibleWorkflow } from '../../rollups/rollup.js';
 import { type RollupWindow, readWindows } from '../../rollups/rollup-reader.store.js';
-import { cachedReadsOf, KeptKind } from '../../rollups/window-cache.js';
+import { cachedReadsOf, KeptKind, keptPerWindow } from '../../rollups/window-cache.js';
 import { type InclusiveWindow, rollupWindowOf } from '../shared/time-window.js';
 
 export interface GroupFilter {
@@ -36,11 +36,25 @@ export interface RankedGroups {
   readonly spread: Map<string, GroupSpread> | null;
 }
 
+/** A window's rank and spread, kept while its days are unchanged (keptPerWindow). */
+const RANKED = new KeptKind<RankedGroups>('error group rank');
+
+/** What a rank takes, estimated: an object a group, and a set entry a workflow or capability it was seen in. */
+function rankedBytes({ ranked, spread }: RankedGroups): number {
+  let bytes = 100 * ranked.length;
+  for (const { workflows, capabilities } of spread?.values() ?? [])
+    bytes += 200 + 50 * (workflows.size + capabilities.size);
+  return bytes;
+}
+
 /**
  * The groups with executions in the window, ranked, and (`withSpread`) where each was seen. Both
  * come from one reading of the window's rows: an organization-wide window scans its buckets' rows
  * whichever groups it keeps, so reading them per workflow and level as well costs one scan, not
- * two. Without the spread the rows are summed per group in SQL, at the filter's level only.
+ * two. Without the spread the rows are summed per group in SQL, at the filter's level only. With
+ * the server's cache, the rank of a window whose every piece is kept (a window between instants a
+ * request named, asked again) is kept whole while its days are unchanged: a repeated request sums
+ * no rows. The caller must not change what it is given.
  */
 export async function rankGroups(
   db: Queryable,
@@ -50,6 +64,22 @@ export async function rankGroups(
   withSpread: boolean,
 ): Promise<RankedGroups> {
   const windows = [rollupWindowOf(window, filter.workflowUuid)];
+  const kept = await keptPerWindow(db, RANKED, organizationId, windows, {
+    rollups: [errorGroupCounts],
+    id: `${filter.workflowUuid}|${filter.capabilityId}|${withSpread}`,
+    bytes: rankedBytes,
+    derive: async () => new Map([[0, await readRank(db, organizationId, windows, filter, withSpread)]]),
+  });
+  return kept.get(0)!;
+}
+
+async function readRank(
+  db: Queryable,
+  organizationId: string,
+  windows: readonly RollupWindow[],
+  filter: GroupFilter,
+  withSpread: boolean,
+): Promise<RankedGroups> {
   const rankLevel = filter.capabilityId ?? ANY_LEVEL;
   const rows = withSpread
     ? await readWindows(db, errorGroupCounts, organizationId, windows, {

@@ -33,7 +33,10 @@ export function windowOf(input: { from?: Date | null; to?: Date | null }, now = 
  * The rollup window (key 0) of an aggregate's window, over one workflow or (null) the
  * organization: the edges the request named are kept as asked edges (KeptWindow.askedEdges).
  */
-export function rollupWindowOf(window: InclusiveWindow, workflowUuid: string | null): RollupWindow {
+export function rollupWindowOf(
+  window: InclusiveWindow,
+  workflowUuid: string | null,
+): RollupWindow & { readonly to: number } {
   return {
     key: 0,
     ...halfOpen(window),
