@@ -568,6 +568,62 @@ describe('rollup answers a server keeps while their days are unchanged', () => {
     }
   });
 
+  it('counts a list between instants the request named from what it kept: the third ask reads no rollup or edge rows', async () => {
+    const { t, at, failure } = await failingTenant();
+    const counter = countingDatabase(database.db);
+    const server = await startServer(counter.db, { authCacheMs: 60_000, alerts: { worker: false } });
+    try {
+      const window = { from: iso(at + 20 * SECOND), to: iso(at + 23 * HOUR + 40 * SECOND) };
+      const groups = await uncached.gql(
+        t.key,
+        `query ($input: ErrorGroupsInput!) { errorGroups(input: $input) {
+        data { fingerprint occurrences } } }`,
+        { input: window },
+      );
+      const fingerprint = groups.body.data.errorGroups.data[1].fingerprint;
+      const counts = `query ($window: WorkflowExecutionsInput!, $grouped: WorkflowExecutionsInput!) {
+        all: workflowExecutions(input: $window) { count }
+        grouped: workflowExecutions(input: $grouped) { count } }`;
+      const variables = {
+        window: { ...window, page: { size: 1 } },
+        grouped: { ...window, errorFingerprint: fingerprint, page: { size: 1 } },
+      };
+      const askCounts = async (on: TestServer) => {
+        const response = await on.gql(t.key, counts, variables);
+        assert.equal(response.body.errors, undefined, JSON.stringify(response.body.errors));
+        return [response.body.data.all.count, response.body.data.grouped.count];
+      };
+      const asked = [];
+      for (let i = 0; i < 3; i++) {
+        counter.take();
+        asked.push({ counts: await askCounts(server), statements: counter.take() });
+      }
+      assert.deepEqual(
+        asked.map(({ counts }) => counts),
+        [
+          [12, 1],
+          [12, 1],
+          [12, 1],
+        ],
+      );
+      // The first ask reads the windows' rollup rows and edges, the second their edges again.
+      for (const { statements } of asked.slice(0, 2))
+        assert.ok(
+          statements.some((text) => /with given as/.test(text)),
+          statements.join('\n---\n'),
+        );
+      const third = asked[2]!.statements;
+      assert.ok(!third.some((text) => /with given as|_rollups/.test(text)), third.join('\n---\n'));
+      assert.deepEqual(asked[2]!.counts, await askCounts(uncached));
+      // A failure stored at the window's raw end changes its day: the next ask counts it.
+      await ingest(database.db, [failure(at + 23 * HOUR + 9 * SECOND, 'node 4 unreachable')]);
+      assert.deepEqual(await askCounts(server), [13, 2]);
+      assert.deepEqual(await askCounts(uncached), [13, 2]);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('keeps the rank of error groups in a window the request named whole while its days are unchanged', async () => {
     const { t, at, failure } = await failingTenant();
     const cache = new WindowCache(1024 * 1024);

@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import type { Queryable } from '../../db/database.js';
 import { retainedFrom } from '../../db/partitions.js';
 import { countWindows } from '../../rollups/execution-counts.store.js';
-import { instantsWindow } from '../../rollups/windows.js';
+import { instantsRollupWindow } from '../shared/time-window.js';
 
 /** A count the rollups answer: one workflow's (or every workflow's) executions in [from, to]. */
 export interface CountKey {
@@ -46,11 +46,9 @@ export function createExecutionLoaders(db: Queryable, organizationId: string) {
     count: new DataLoader<CountKey, number, string>(
       async (keys) => {
         const keptFrom = await retainedFrom(db);
-        const windows = keys.map((key, index) => ({
-          key: index,
-          workflowUuid: key.workflowUuid,
-          ...instantsWindow(retainedWindow(key, keptFrom)),
-        }));
+        const windows = keys.map((key, index) =>
+          instantsRollupWindow(index, retainedWindow(key, keptFrom), key.workflowUuid),
+        );
         // Every key restricted to some statuses: only those are read; otherwise all of them.
         const statuses = keys.every((key) => key.statuses !== undefined)
           ? [...new Set(keys.flatMap((key) => key.statuses ?? []))]

@@ -1,6 +1,5 @@
 import { retainedFrom } from '../../db/partitions.js';
 import { normalizeUuid } from '../../lib/uuid.js';
-import { instantsWindow } from '../../rollups/windows.js';
 import type { ApiScalars } from '../../schema/scalars.js';
 import type { WorkflowExecutionsInput } from '../../schema/schema-types.generated.js';
 import { subfieldNames } from '../../schema/selected-fields.js';
@@ -9,6 +8,7 @@ import type { Resolvers } from '../resolver-types.generated.js';
 import { LINE_OVERHEAD_BYTES, megabytes } from '../shared/answer-budget.js';
 import { listParent } from '../shared/list-parent.js';
 import { checkListBound, checkRange, likePattern, type Paging, searchText } from '../shared/paging.js';
+import { instantsRollupWindow } from '../shared/time-window.js';
 import { workflowUuidOf } from '../shared/workflow-scope.js';
 import { SEEK_MIN_OFFSET, seekStartedAt } from './deep-page.js';
 import { toEvent, toExecution, toLog } from './execution.mapper.js';
@@ -69,8 +69,7 @@ async function countExecutions(ctx: RequestContext, listed: ExecutionFilter): Pr
     ctx.db,
     ctx.organizationId,
     listed.errorFingerprint,
-    instantsWindow(filter),
-    filter.workflowUuid ?? null,
+    instantsRollupWindow(0, filter, filter.workflowUuid ?? null),
   );
 }
 

@@ -1,8 +1,7 @@
 import { genericPlan, type Queryable } from '../../db/database.js';
 import type { EventTableRow, ExecutionTableRow, LogTableRow, WorkflowTableRow } from '../../db/tables.js';
 import { ANY_LEVEL, errorGroupCounts } from '../../rollups/error-groups.rollup.js';
-import { readWindows } from '../../rollups/rollup-reader.store.js';
-import type { TimeWindow } from '../../rollups/windows.js';
+import { type RollupWindow, readWindows } from '../../rollups/rollup-reader.store.js';
 import type { SortingOrder } from '../../schema/schema-types.generated.js';
 import { orderClause } from '../shared/ordering.js';
 import type { Paging } from '../shared/paging.js';
@@ -204,16 +203,12 @@ export async function countExecutionsWithGroup(
   db: Queryable,
   organizationId: string,
   fingerprint: string,
-  window: TimeWindow,
-  workflowUuid: string | null,
+  window: RollupWindow,
 ): Promise<number> {
-  const rows = await readWindows(
-    db,
-    errorGroupCounts,
-    organizationId,
-    [{ key: 0, ...window, workflowUuid }],
-    { where: { fingerprint: [fingerprint], capability_id: [ANY_LEVEL] }, groupBy: [] },
-  );
+  const rows = await readWindows(db, errorGroupCounts, organizationId, [window], {
+    where: { fingerprint: [fingerprint], capability_id: [ANY_LEVEL] },
+    groupBy: [],
+  });
   return rows.reduce((sum, row) => sum + row.values.execution_count, 0);
 }
 

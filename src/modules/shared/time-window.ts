@@ -3,7 +3,7 @@ import { activityBucketWidth, type Bucket, bucketsCovering, floorTo } from '../.
 import { DAY, formatTime, MAX_TIME, MIN_TIME } from '../../lib/time.js';
 import type { RollupWindow } from '../../rollups/rollup-reader.store.js';
 import type { KeptWindow } from '../../rollups/window-cache.js';
-import { halfOpen } from '../../rollups/windows.js';
+import { halfOpen, instantsWindow } from '../../rollups/windows.js';
 
 /** A window of start times in ms, both ends inclusive. */
 export interface InclusiveWindow {
@@ -37,13 +37,25 @@ export function rollupWindowOf(
   window: InclusiveWindow,
   workflowUuid: string | null,
 ): RollupWindow & { readonly to: number } {
-  return {
-    key: 0,
-    ...halfOpen(window),
-    workflowUuid,
-    ...(window.fixed !== undefined && { fixed: window.fixed, askedEdges: true }),
-  };
+  return askedWindow({ key: 0, ...halfOpen(window), workflowUuid }, window.fixed);
 }
+
+/**
+ * The rollup window of a list's instants (each optional and inclusive: a filter's `from` and
+ * `to`, open where absent), its given edges kept as asked edges: both when `to` is given, the
+ * start when `from` alone is.
+ */
+export function instantsRollupWindow(
+  key: number,
+  instants: { readonly from?: Date | undefined; readonly to?: Date | undefined },
+  workflowUuid: string | null,
+): RollupWindow {
+  const fixed = instants.to !== undefined ? 'both' : instants.from !== undefined ? 'from' : undefined;
+  return askedWindow({ key, ...instantsWindow(instants), workflowUuid }, fixed);
+}
+
+const askedWindow = <W extends RollupWindow>(window: W, fixed: KeptWindow['fixed']): W =>
+  fixed === undefined ? window : { ...window, fixed, askedEdges: true };
 
 /** The widest range answered in buckets: about 19 years of 7-day buckets. */
 export const MAX_BUCKETS = 1000;
