@@ -6,7 +6,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import { genericPlan, type Queryable, type Transaction } from '../db/database.js';
-import { rollupVersions } from '../db/tables.js';
+import { rawRetention, rollupVersions } from '../db/tables.js';
 import { floorTo } from '../lib/buckets.js';
 import { sameItems } from '../lib/same-items.js';
 import { firstAtOrAbove } from '../lib/sorted.js';
@@ -50,6 +50,13 @@ export class RollupVersions {
   constructor(
     versions: ReadonlyMap<number, number>,
     private readonly workflows: number,
+    /**
+     * The retention mark read in the same statement (partitions.ts, retainedFrom: the first
+     * instant whose raw rows are kept), ms; undefined before retention ever ran. Not a state of
+     * the rollups: carried for readers that pair rollup counts with raw rows, so that they need
+     * no statement of their own for it.
+     */
+    readonly keptFrom?: number,
   ) {
     this.days = [...versions.keys()].sort((a, b) => a - b);
     this.sums = [0];
@@ -60,6 +67,7 @@ export class RollupVersions {
   equals(other: RollupVersions): boolean {
     return (
       this.workflows === other.workflows &&
+      this.keptFrom === other.keptFrom &&
       sameItems(this.days, other.days) &&
       sameItems(this.sums, other.sums)
     );
@@ -76,6 +84,9 @@ export class RollupVersions {
     return at === null ? this.days.length : firstAtOrAbove(this.days, at);
   }
 }
+
+/** The `day` of the statement's row that carries the retention mark: no day starts at -1 ms. */
+const RETENTION_MARK = -1;
 
 /** The versions read last, by organization and first day. */
 const LATEST = new LRUCache<string, RollupVersions>({ max: 256 });
@@ -95,16 +106,20 @@ export async function readRollupVersions(
     genericPlan(`select (extract(epoch from day) * 1000)::int8 as day, version from ${rollupVersions.name}
      where organization_id = $1 and day >= $2
      union all
-     select null, count(*) from workflows where organization_id = $1`),
+     select null, count(*) from workflows where organization_id = $1
+     union all
+     select ${RETENTION_MARK}, (extract(epoch from kept_from) * 1000)::int8 from ${rawRetention.name}`),
     [organizationId, new Date(floorTo(from, DAY))],
   );
   const versions = new Map<number, number>();
   let workflows = 0;
+  let keptFrom: number | undefined;
   for (const row of rows) {
     if (row.day === null) workflows = Number(row.version);
+    else if (Number(row.day) === RETENTION_MARK) keptFrom = Number(row.version);
     else versions.set(Number(row.day), Number(row.version));
   }
-  const read = new RollupVersions(versions, workflows);
+  const read = new RollupVersions(versions, workflows, keptFrom);
   // The very versions read last for the same days while they are unchanged: what was derived
   // under them can be known unchanged by identity (keptPerWindow).
   const id = `${organizationId}|${floorTo(from, DAY)}`;

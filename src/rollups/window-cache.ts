@@ -12,6 +12,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { Database, Queryable } from '../db/database.js';
+import { retainedFrom } from '../db/partitions.js';
 import { floorTo } from '../lib/buckets.js';
 import { sameItems } from '../lib/same-items.js';
 import { DAY } from '../lib/time.js';
@@ -184,6 +185,22 @@ export class CachedReads {
     this.#versions.push({ organizationId, from: day, versions });
     return versions;
   }
+}
+
+/**
+ * The retention mark (partitions.ts, retainedFrom): read with the organization's rollup versions
+ * from `from`'s day on when `db`'s rollup reads are kept (one statement for both, whose versions
+ * the request's later reads of those days then find read), in a statement of its own otherwise.
+ */
+export async function retentionMark(
+  db: Queryable,
+  organizationId: string,
+  from: number,
+): Promise<Date | undefined> {
+  const reads = cachedReadsOf(db);
+  if (reads === undefined) return retainedFrom(db);
+  const { keptFrom } = await reads.versions(db, organizationId, from);
+  return keptFrom === undefined ? undefined : new Date(keptFrom);
 }
 
 /** A database handle whose rollup reads may use a cache. */

@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import type { Queryable } from '../../db/database.js';
-import { retainedFrom } from '../../db/partitions.js';
 import { countWindows } from '../../rollups/execution-counts.store.js';
+import { retentionMark } from '../../rollups/window-cache.js';
 import { instantsRollupWindow } from '../shared/time-window.js';
 
 /** A count the rollups answer: one workflow's (or every workflow's) executions in [from, to]. */
@@ -45,7 +45,11 @@ export function createExecutionLoaders(db: Queryable, organizationId: string) {
   return {
     count: new DataLoader<CountKey, number, string>(
       async (keys) => {
-        const keptFrom = await retainedFrom(db);
+        const keptFrom = await retentionMark(
+          db,
+          organizationId,
+          Math.min(...keys.map((key) => key.from?.getTime() ?? 0)),
+        );
         const windows = keys.map((key, index) =>
           instantsRollupWindow(index, retainedWindow(key, keptFrom), key.workflowUuid),
         );

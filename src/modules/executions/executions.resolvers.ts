@@ -1,5 +1,5 @@
-import { retainedFrom } from '../../db/partitions.js';
 import { normalizeUuid } from '../../lib/uuid.js';
+import { retentionMark } from '../../rollups/window-cache.js';
 import type { ApiScalars } from '../../schema/scalars.js';
 import type { WorkflowExecutionsInput } from '../../schema/schema-types.generated.js';
 import { subfieldNames } from '../../schema/selected-fields.js';
@@ -75,7 +75,7 @@ async function countExecutions(ctx: RequestContext, listed: ExecutionFilter): Pr
 
 /** A list's window from the first instant retention keeps: its count and pages show what remains. */
 async function retained(ctx: RequestContext, filter: ExecutionFilter): Promise<ExecutionFilter> {
-  return retainedWindow(filter, await retainedFrom(ctx.db));
+  return retainedWindow(filter, await retentionMark(ctx.db, ctx.organizationId, filter.from?.getTime() ?? 0));
 }
 
 /**
