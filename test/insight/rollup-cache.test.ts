@@ -518,15 +518,22 @@ describe('rollup answers a server keeps while their days are unchanged', () => {
       ),
       failure(at + 30 * MINUTE + 3 * SECOND, 'node 4 unreachable'),
     ]);
-    return { t, at, failure };
+    // A window over them, from 20 s past `at` (after the first failure) to a raw end 40 s into an hour.
+    const window = { from: iso(at + 20 * SECOND), to: iso(at + 23 * HOUR + 40 * SECOND) };
+    return { t, at, failure, window };
+  }
+
+  /** A server on the test's database that counts the statements it sends. */
+  async function countingServer() {
+    const counter = countingDatabase(database.db);
+    const server = await startServer(counter.db, { authCacheMs: 60_000, alerts: { worker: false } });
+    return { counter, server };
   }
 
   it('answers error groups over a window the request named from what it kept: the third ask reads only the versions and the sightings state', async () => {
-    const { t, at, failure } = await failingTenant();
-    const counter = countingDatabase(database.db);
-    const server = await startServer(counter.db, { authCacheMs: 60_000, alerts: { worker: false } });
+    const { t, at, failure, window: input } = await failingTenant();
+    const { counter, server } = await countingServer();
     try {
-      const input = { from: iso(at + 20 * SECOND), to: iso(at + 23 * HOUR + 40 * SECOND) };
       const groups = `query ($input: ErrorGroupsInput!) { errorGroups(input: $input) { count data {
         fingerprint sampleMessage occurrences executionCount workflowCount firstSeenAt lastSeenAt
         activity { from occurrences } } } }`;
@@ -568,12 +575,10 @@ describe('rollup answers a server keeps while their days are unchanged', () => {
     }
   });
 
-  it('counts a list between instants the request named from what it kept: the third ask reads no rollup or edge rows', async () => {
-    const { t, at, failure } = await failingTenant();
-    const counter = countingDatabase(database.db);
-    const server = await startServer(counter.db, { authCacheMs: 60_000, alerts: { worker: false } });
+  it('counts a list between instants the request named from what it kept: the third ask reads only the versions, with the retention mark', async () => {
+    const { t, at, failure, window } = await failingTenant();
+    const { counter, server } = await countingServer();
     try {
-      const window = { from: iso(at + 20 * SECOND), to: iso(at + 23 * HOUR + 40 * SECOND) };
       const groups = await uncached.gql(
         t.key,
         `query ($input: ErrorGroupsInput!) { errorGroups(input: $input) {
