@@ -3,7 +3,7 @@ import { activityBucketWidth, type Bucket, bucketsCovering, floorTo } from '../.
 import { DAY, formatTime, MAX_TIME, MIN_TIME } from '../../lib/time.js';
 import type { RollupWindow } from '../../rollups/rollup-reader.store.js';
 import type { KeptWindow } from '../../rollups/window-cache.js';
-import { halfOpen, instantsWindow } from '../../rollups/windows.js';
+import { halfOpen, instantsWindow, type TimeWindow } from '../../rollups/windows.js';
 
 /** A window of start times in ms, both ends inclusive. */
 export interface InclusiveWindow {
@@ -25,8 +25,16 @@ export function windowOf(input: { from?: Date | null; to?: Date | null }, now = 
   const to = input.to?.getTime() ?? now;
   const from = input.from?.getTime() ?? to - DAY;
   if (from > to) throw badInput('from must not be later than to');
-  const fixed = input.to != null ? 'both' : input.from != null ? 'from' : undefined;
+  const fixed = namedEnds(input);
   return fixed === undefined ? { from, to } : { from, to, fixed };
+}
+
+/**
+ * Which ends of a window the request named: both when it gave `to` (`from` is then given or
+ * derived from it), the start when it gave `from` alone; none when both move with now.
+ */
+function namedEnds(given: { readonly from?: unknown; readonly to?: unknown }): KeptWindow['fixed'] {
+  return given.to != null ? 'both' : given.from != null ? 'from' : undefined;
 }
 
 /**
@@ -37,25 +45,33 @@ export function rollupWindowOf(
   window: InclusiveWindow,
   workflowUuid: string | null,
 ): RollupWindow & { readonly to: number } {
-  return askedWindow({ key: 0, ...halfOpen(window), workflowUuid }, window.fixed);
+  return askedWindow(0, halfOpen(window), workflowUuid, window.fixed);
 }
 
 /**
  * The rollup window of a list's instants (each optional and inclusive: a filter's `from` and
- * `to`, open where absent), its given edges kept as asked edges: both when `to` is given, the
- * start when `from` alone is.
+ * `to`, open where absent), its given edges kept as asked edges (namedEnds).
  */
 export function instantsRollupWindow(
   key: number,
   instants: { readonly from?: Date | undefined; readonly to?: Date | undefined },
   workflowUuid: string | null,
 ): RollupWindow {
-  const fixed = instants.to !== undefined ? 'both' : instants.from !== undefined ? 'from' : undefined;
-  return askedWindow({ key, ...instantsWindow(instants), workflowUuid }, fixed);
+  return askedWindow(key, instantsWindow(instants), workflowUuid, namedEnds(instants));
 }
 
-const askedWindow = <W extends RollupWindow>(window: W, fixed: KeptWindow['fixed']): W =>
-  fixed === undefined ? window : { ...window, fixed, askedEdges: true };
+/** A rollup window whose `fixed` ends, if any, are edges a request named (KeptWindow.askedEdges). */
+const askedWindow = <W extends TimeWindow>(
+  key: number,
+  window: W,
+  workflowUuid: string | null,
+  fixed: KeptWindow['fixed'],
+): RollupWindow & W => ({
+  key,
+  ...window,
+  workflowUuid,
+  ...(fixed !== undefined && { fixed, askedEdges: true }),
+});
 
 /** The widest range answered in buckets: about 19 years of 7-day buckets. */
 export const MAX_BUCKETS = 1000;
