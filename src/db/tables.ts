@@ -160,6 +160,16 @@ export const orphanEventExecutions = table('orphan_event_executions', {
   execution_uuid: 'uuid not null',
 });
 
+/**
+ * The days of log lines stored before their execution (migration 0016): when the execution
+ * arrives, those days' rollup versions are raised, since the lines become searchable.
+ */
+export const orphanLogDays = table('orphan_log_days', {
+  organization_id: 'uuid not null',
+  execution_uuid: 'uuid not null',
+  day: 'timestamptz not null',
+});
+
 /** Workflows that stored executions name but that have not arrived (migration 0013). */
 export const awaitedWorkflows = table('awaited_workflows', {
   organization_id: 'uuid not null',
@@ -286,6 +296,7 @@ export const TABLES = [
   executionErrorGroups,
   errorGroups,
   orphanEventExecutions,
+  orphanLogDays,
   awaitedWorkflows,
   ingestWatermarks,
   executionChanges,

@@ -10,6 +10,7 @@ import {
   storedExecutions,
 } from './execution-upsert.store.js';
 import { insertEvents, insertLogs } from './lines.store.js';
+import { changedLogDays } from './log-days.store.js';
 import type { DeploymentRecord, IngestRecord, WorkflowRecord } from './records.js';
 import { maintainRollups, type RollupOutcome } from './rollups.store.js';
 import { markOrphans, readEvents, storedEventOf, takeOrphans } from './stored-events.store.js';
@@ -129,8 +130,16 @@ export async function ingestBatch(
         newEvents.filter((e) => !states.has(e.executionUuid)).map((e) => [e.executionUuid, e.organizationId]),
       ),
     );
+    const logDays = await changedLogDays(tx, { logs, stored: (uuid) => states.has(uuid), executions });
     const newWorkflows = workflows.filter((w) => w.inserted);
-    const rollups = await maintainRollups(tx, { newWorkflows, executions, states, earlierEvents, newEvents });
+    const rollups = await maintainRollups(tx, {
+      newWorkflows,
+      executions,
+      states,
+      earlierEvents,
+      newEvents,
+      logDays,
+    });
     await updateAwaitedWorkflows(
       tx,
       newWorkflows.map((w) => ({ organizationId: w.organizationId, workflowUuid: w.uuid })),

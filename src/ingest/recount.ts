@@ -46,6 +46,8 @@ export async function recountRollups(tx: Transaction): Promise<void> {
       states,
       earlierEvents: new Map(),
       newEvents: [...events.values()].flat(),
+      // Log lines are raw rows, not rollups: a recount leaves what can be searched as it was.
+      logDays: new Map(),
     });
     const last = rows.at(-1)!;
     after = [last.organization_id, last.uuid];
@@ -64,5 +66,6 @@ export async function recountRollups(tx: Transaction): Promise<void> {
     states: new Map(),
     earlierEvents: new Map(),
     newEvents: events,
+    logDays: new Map(),
   });
 }

@@ -25,6 +25,7 @@ import {
   writeErrorRows,
 } from './error-index.store.js';
 import type { ExecutionChange, ExecutionState } from './execution-upsert.store.js';
+import type { DaysByOrganization } from './log-days.store.js';
 import { callOutcome, type StoredEvent } from './stored-events.store.js';
 
 /** What a batch wrote, as the rollups need it. */
@@ -38,6 +39,8 @@ export interface BatchChanges {
   readonly earlierEvents: ReadonlyMap<string, readonly StoredEvent[]>;
   /** Event lines stored now. */
   readonly newEvents: readonly StoredEvent[];
+  /** The days whose searchable log lines changed (log-days.store.ts): their versions are raised too. */
+  readonly logDays: DaysByOrganization;
 }
 
 export interface RollupOutcome {
@@ -206,7 +209,7 @@ export async function maintainRollups(tx: Transaction, changes: BatchChanges): P
   await refreshDurationExtremes(tx, stale);
   await applyDeltas(tx, errors.deltas);
   // In the batch's transaction, after its rows: readers' kept answers of these days are now stale.
-  await raiseRollupVersions(tx, errors.deltas.days(timing.days(counts.days())));
+  await raiseRollupVersions(tx, errors.deltas.days(timing.days(counts.days(changes.logDays))));
   const unstored = new Map<string, { organizationId: string; workflowUuid: string }>();
   for (const { next } of changes.executions) {
     const key = `${next.organizationId}/${next.workflowUUID}`;

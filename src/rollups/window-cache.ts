@@ -127,20 +127,40 @@ export class WindowCache {
     valueBytes: number,
     options?: { readonly onRepeat?: boolean },
   ): void {
-    const id = `${kind.name}\u0000${key}`;
-    if (options?.onRepeat === true && !this.#entries.has(id) && !this.#offeredOnce.delete(id)) {
-      this.#offeredOnce.set(id, true);
+    if (options?.onRepeat === true && !this.seenBefore(kind, key)) {
+      this.remember(kind, key);
       return;
     }
+    const id = `${kind.name}\u0000${key}`;
+    this.#offeredOnce.delete(id);
     const bytes = ENTRY_BYTES + id.length * 2 + valueBytes;
     this.#remove(id);
-    if (bytes > this.maxBytes / 16) return;
+    if (!this.holds(bytes - ENTRY_BYTES)) return;
     this.#entries.set(id, { version, value, bytes });
     this.#bytes += bytes;
     for (const oldest of this.#entries.keys()) {
       if (this.#bytes <= this.maxBytes) break;
       this.#remove(oldest);
     }
+  }
+
+  /**
+   * Whether `key` of `kind` was kept, or offered (`set` with `onRepeat`) or remembered, before:
+   * a value of it is then worth reading in the form that is kept.
+   */
+  seenBefore<T>(kind: KeptKind<T>, key: string): boolean {
+    const id = `${kind.name}\u0000${key}`;
+    return this.#entries.has(id) || this.#offeredOnce.has(id);
+  }
+
+  /** Remembers `key` of `kind` as asked for once, keeping no value: the next offer keeps. */
+  remember<T>(kind: KeptKind<T>, key: string): void {
+    this.#offeredOnce.set(`${kind.name}\u0000${key}`, true);
+  }
+
+  /** Whether a value of `valueBytes` (estimated) would be kept at all: none takes over a sixteenth. */
+  holds(valueBytes: number): boolean {
+    return ENTRY_BYTES + valueBytes <= this.maxBytes / 16;
   }
 
   use(): WindowCacheUse {

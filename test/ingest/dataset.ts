@@ -257,6 +257,7 @@ export const PLATFORM_TABLES = [
   'execution_error_groups',
   'error_groups',
   'orphan_event_executions',
+  'orphan_log_days',
   'awaited_workflows',
   'ingest_watermarks',
 ];

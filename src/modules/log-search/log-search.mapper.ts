@@ -10,4 +10,6 @@ export interface SearchParent {
   readonly search: LogSearch | null;
   readonly paging: Paging;
   readonly together: boolean;
+  /** Both ends of the window were named by the request (not now): its matches may be kept. */
+  readonly windowNamed: boolean;
 }

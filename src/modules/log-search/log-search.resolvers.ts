@@ -52,7 +52,8 @@ export const logSearchResolvers: Resolvers = {
       const selected = subfieldNames(info);
       // Both: one reading of the matches gives the count and, below the cap, the page.
       const together = selected.has('data') && (selected.has('count') || selected.has('countIsExact'));
-      if (workflowUuid === undefined) return { search: null, paging, together };
+      const windowNamed = window.fixed === 'both';
+      if (workflowUuid === undefined) return { search: null, paging, together, windowNamed };
       const search: LogSearch = {
         pattern: likePattern(input.query),
         workflowUuid,
@@ -60,7 +61,7 @@ export const logSearchResolvers: Resolvers = {
         from: new Date(window.from),
         to: new Date(window.to),
       };
-      return { search, paging, together };
+      return { search, paging, together, windowNamed };
     },
   },
   SearchExecutionLogsOutput: {

@@ -23,6 +23,17 @@ export interface LogMatchRow {
 const DAYS_ASKED_ONE_BY_ONE = 32;
 const DAY_MS = 86_400_000;
 
+/**
+ * A match as a kept search holds it (log-search.loaders.ts): what orders it and finds its line
+ * again, without its message or its workflow's name, which are read for the page asked.
+ */
+export type LogMatchKey = Pick<
+  LogMatchRow,
+  'workflow_execution_uuid' | 'workflow_uuid' | 'node_id' | 'timestamp'
+> & {
+  readonly line_hash: Uint8Array;
+};
+
 /** A row of the counted statement: the count, with a match or, past the last match, nulls. */
 type CountedRow = { n: number } & (LogMatchRow | { [K in keyof LogMatchRow]: null });
 
@@ -80,6 +91,11 @@ const statements = (matches: string) => ({
      where t.organization_id = $1 and t.workflow_execution_uuid = p.workflow_execution_uuid
        and t.line_hash = p.line_hash and t.timestamp = p.timestamp) t on true
    order by p.timestamp desc, p.workflow_execution_uuid, p.seq`),
+  /** Every match's key, in the order of pages, up to `cap` ($7). */
+  keys: genericPlan(`select l.workflow_execution_uuid, e.workflow_uuid, l.node_id, l.timestamp, l.line_hash
+   ${matches}
+   order by l.timestamp desc, l.workflow_execution_uuid, l.seq
+   limit $7`),
 });
 const BY_RANGE = statements(
   matchesWhere('wfapi_log_day(l.timestamp) between wfapi_log_day($2) and wfapi_log_day($3)'),
@@ -136,6 +152,46 @@ export async function searchLogsCounted(
     count,
     page: rows.flatMap(({ n: _n, ...row }) => (row.workflow_execution_uuid === null ? [] : [row])),
   };
+}
+
+/** The keys of the matches, newest first as pages are, up to `cap` of them. */
+export async function searchLogKeys(
+  db: Queryable,
+  organizationId: string,
+  search: LogSearch,
+  cap: number,
+): Promise<LogMatchKey[]> {
+  return db.query<LogMatchKey>(statementsFor(search).keys, [...params(organizationId, search), cap]);
+}
+
+/**
+ * The matches of `keys` with their messages and their workflows' names as stored now, in the
+ * order of `keys`: one probe of its line and of its workflow each.
+ */
+export async function readMatches(
+  db: Queryable,
+  organizationId: string,
+  keys: readonly LogMatchKey[],
+): Promise<LogMatchRow[]> {
+  if (keys.length === 0) return [];
+  const rows = await db.query<LogMatchRow & { i: number }>(
+    genericPlan(`select k.i, k.workflow_execution_uuid, k.workflow_uuid, w.name as workflow_name, k.node_id, k.timestamp, l.message
+     from unnest($2::uuid[], $3::uuid[], $4::text[], $5::timestamptz[], $6::bytea[])
+       with ordinality as k(workflow_execution_uuid, workflow_uuid, node_id, timestamp, line_hash, i)
+     join execution_logs l on l.organization_id = $1 and l.workflow_execution_uuid = k.workflow_execution_uuid
+       and l.line_hash = k.line_hash and l.timestamp = k.timestamp
+     join workflows w on w.organization_id = $1 and w.uuid = k.workflow_uuid
+     order by k.i`),
+    [
+      organizationId,
+      keys.map((k) => k.workflow_execution_uuid),
+      keys.map((k) => k.workflow_uuid),
+      keys.map((k) => k.node_id),
+      keys.map((k) => k.timestamp),
+      keys.map((k) => k.line_hash),
+    ],
+  );
+  return rows.map(({ i: _i, ...row }) => row);
 }
 
 /** Matching lines counted up to `cap` (the count stops there). */
