@@ -147,37 +147,24 @@ describe('log search answers a server keeps while the days of their lines are un
       for (const asked of [input, byWorkflow]) answers.push((await askBoth(t, asked)).answer);
       return answers.map((answer) => answer.count);
     };
+    /** A line of `run` at `at`. */
+    const line = (run: Record<string, unknown>, message: string, at: number) =>
+      log(t.organizationId, run.uuid as string, { message, timestamp: iso(at) });
     await keptAnswers();
 
     // A new matching line of a stored execution.
     const run = execution(t.organizationId, flow.uuid as string, { startedAt: iso(DAY_START + 20 * HOUR) });
-    await ingest(database.db, [
-      run,
-      log(t.organizationId, run.uuid as string, {
-        message: 'reverted again',
-        timestamp: iso(DAY_START + 20 * HOUR + SECOND),
-      }),
-    ]);
+    await ingest(database.db, [run, line(run, 'reverted again', DAY_START + 20 * HOUR + SECOND)]);
     assert.deepEqual(await counts(), [5, 5]);
     await keptAnswers();
-    await ingest(database.db, [
-      log(t.organizationId, run.uuid as string, {
-        message: 'reverted once more',
-        timestamp: iso(DAY_START + 26 * HOUR),
-      }),
-    ]);
+    await ingest(database.db, [line(run, 'reverted once more', DAY_START + 26 * HOUR)]);
     assert.deepEqual(await counts(), [6, 6]);
 
     // A line whose execution is not stored is not searchable, until its execution arrives, in a
     // batch with no line at all. It starts the day before the window: no rollup of the window's
     // days changes with it, or when it moves below.
     const late = execution(t.organizationId, flow.uuid as string, { startedAt: iso(DAY_START - 2 * HOUR) });
-    await ingest(database.db, [
-      log(t.organizationId, late.uuid as string, {
-        message: 'reverted early',
-        timestamp: iso(DAY_START + 25 * HOUR),
-      }),
-    ]);
+    await ingest(database.db, [line(late, 'reverted early', DAY_START + 25 * HOUR)]);
     assert.deepEqual(await counts(), [6, 6]);
     await keptAnswers();
     await ingest(database.db, [late]);
@@ -203,13 +190,7 @@ describe('log search answers a server keeps while the days of their lines are un
     const orphanRun = execution(t.organizationId, unseen.uuid as string, {
       startedAt: iso(DAY_START + 3 * HOUR),
     });
-    await ingest(database.db, [
-      orphanRun,
-      log(t.organizationId, orphanRun.uuid as string, {
-        message: 'reverted unseen',
-        timestamp: iso(DAY_START + 3 * HOUR),
-      }),
-    ]);
+    await ingest(database.db, [orphanRun, line(orphanRun, 'reverted unseen', DAY_START + 3 * HOUR)]);
     assert.deepEqual(await counts(), [7, 6]);
     await keptAnswers();
     await ingest(database.db, [unseen]);
