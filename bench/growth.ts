@@ -32,7 +32,7 @@ import { buildRef } from './lib/ref-build.js';
 import { ServerProcess } from './lib/server-process.js';
 import { medianSummary, type Summary } from './lib/stats.js';
 import { benchServerEnv, warmUp } from './lib/warm-up.js';
-import { FULL_MIX, TRIVIAL } from './queries.js';
+import { FULL_MIX, requestVariables, TRIVIAL } from './queries.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -112,10 +112,13 @@ for (const concurrency of levels) {
     const once = async (i: number, length: number) => {
       const facts = sides[i]!.dataset.facts;
       const variables = Array.from({ length: edges }, (_, k) =>
-        q.variables({ ...facts, now: new Date(facts.now.getTime() - Math.round((k * 60_000) / edges)) }),
+        requestVariables(q, {
+          ...facts,
+          now: new Date(facts.now.getTime() - Math.round((k * 60_000) / edges)),
+        }),
       );
       let next = 0;
-      return closedLoop(() => clients[i]!.post(q.query, variables[next++ % edges]!), {
+      return closedLoop(() => clients[i]!.post(q.query, variables[next++ % edges]!()), {
         concurrency,
         seconds: length,
       });

@@ -19,7 +19,7 @@ import { GraphqlHttpClient } from './lib/http-client.js';
 import { ServerProcess } from './lib/server-process.js';
 import type { Summary } from './lib/stats.js';
 import { benchServerEnv, warmUp } from './lib/warm-up.js';
-import { FULL_MIX, type MixQuery, TRIVIAL } from './queries.js';
+import { FULL_MIX, type MixQuery, requestVariables, TRIVIAL } from './queries.js';
 import { type ResultRow, renderMarkdown } from './report.js';
 
 const { values: args } = parseArgs({
@@ -76,8 +76,8 @@ for (const concurrency of levels) {
     options: '-c jit=off',
   });
   const measure = async (q: MixQuery): Promise<ResultRow> => {
-    const variables = q.variables(dataset.facts);
-    const http = () => client.post(q.query, variables);
+    const variables = requestVariables(q, dataset.facts);
+    const http = () => client.post(q.query, variables());
     const sql = replayer(pool, statements.get(q.name)!);
     await closedLoop(http, { concurrency, seconds: warmup });
     const [serverBefore, databaseBefore] = [server.cpuMs, databaseCpu.read()];

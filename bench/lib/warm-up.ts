@@ -1,4 +1,4 @@
-import type { DatasetFacts, MixQuery } from '../queries.js';
+import { type DatasetFacts, type MixQuery, requestVariables } from '../queries.js';
 import { closedLoop } from './closed-loop.js';
 import { GraphqlHttpClient } from './http-client.js';
 
@@ -23,8 +23,8 @@ export async function warmUp(
 ): Promise<void> {
   const client = new GraphqlHttpClient(url, key, 4);
   for (const q of queries) {
-    const variables = q.variables(facts);
-    await closedLoop(() => client.post(q.query, variables), { concurrency: 4, seconds });
+    const variables = requestVariables(q, facts);
+    await closedLoop(() => client.post(q.query, variables()), { concurrency: 4, seconds });
   }
   client.close();
 }
