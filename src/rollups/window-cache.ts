@@ -42,6 +42,9 @@ export interface WindowCacheUse {
   readonly entries: number;
 }
 
+/** A key of `kind`, apart from other kinds' keys. */
+const keyOf = <T>(kind: KeptKind<T>, key: string) => `${kind.name}\u0000${key}`;
+
 /** A kept entry's own size, besides its key and its value. */
 const ENTRY_BYTES = 300;
 
@@ -80,7 +83,7 @@ export class WindowCache {
     versions: RollupVersions,
     windows: readonly KeptWindow[],
   ): ReadonlyMap<number, T> | undefined {
-    const last = this.#answers.get(`${kind.name}\u0000${id}`);
+    const last = this.#answers.get(keyOf(kind, id));
     if (last === undefined || last.versions !== versions || !sameItems(last.windows, windows, sameWindow))
       return undefined;
     this.#hits += windows.length;
@@ -95,12 +98,12 @@ export class WindowCache {
     windows: readonly KeptWindow[],
     answer: ReadonlyMap<number, T>,
   ): void {
-    if (this.maxBytes > 0) this.#answers.set(`${kind.name}\u0000${id}`, { versions, windows, answer });
+    if (this.maxBytes > 0) this.#answers.set(keyOf(kind, id), { versions, windows, answer });
   }
 
   /** The value of `kind` kept for `key` when it was read under `version`; undefined otherwise. */
   get<T>(kind: KeptKind<T>, key: string, version: string): T | undefined {
-    const id = `${kind.name}\u0000${key}`;
+    const id = keyOf(kind, key);
     const entry = this.#entries.get(id);
     if (entry === undefined || entry.version !== version) {
       this.#misses++;
@@ -131,11 +134,13 @@ export class WindowCache {
       this.remember(kind, key);
       return;
     }
-    const id = `${kind.name}\u0000${key}`;
+    const id = keyOf(kind, key);
     this.#offeredOnce.delete(id);
-    const bytes = ENTRY_BYTES + id.length * 2 + valueBytes;
+    // The key is kept too, two bytes a character.
+    const size = id.length * 2 + valueBytes;
     this.#remove(id);
-    if (!this.holds(bytes - ENTRY_BYTES)) return;
+    if (!this.holds(size)) return;
+    const bytes = ENTRY_BYTES + size;
     this.#entries.set(id, { version, value, bytes });
     this.#bytes += bytes;
     for (const oldest of this.#entries.keys()) {
@@ -149,13 +154,13 @@ export class WindowCache {
    * a value of it is then worth reading in the form that is kept.
    */
   seenBefore<T>(kind: KeptKind<T>, key: string): boolean {
-    const id = `${kind.name}\u0000${key}`;
+    const id = keyOf(kind, key);
     return this.#entries.has(id) || this.#offeredOnce.has(id);
   }
 
   /** Remembers `key` of `kind` as asked for once, keeping no value: the next offer keeps. */
   remember<T>(kind: KeptKind<T>, key: string): void {
-    this.#offeredOnce.set(`${kind.name}\u0000${key}`, true);
+    this.#offeredOnce.set(keyOf(kind, key), true);
   }
 
   /** Whether a value of `valueBytes` (estimated) would be kept at all: none takes over a sixteenth. */

@@ -174,8 +174,8 @@ export async function readMatches(
   keys: readonly LogMatchKey[],
 ): Promise<LogMatchRow[]> {
   if (keys.length === 0) return [];
-  const rows = await db.query<LogMatchRow & { i: number }>(
-    genericPlan(`select k.i, k.workflow_execution_uuid, k.workflow_uuid, w.name as workflow_name, k.node_id, k.timestamp, l.message
+  return db.query<LogMatchRow>(
+    genericPlan(`select k.workflow_execution_uuid, k.workflow_uuid, w.name as workflow_name, k.node_id, k.timestamp, l.message
      from unnest($2::uuid[], $3::uuid[], $4::text[], $5::timestamptz[], $6::bytea[])
        with ordinality as k(workflow_execution_uuid, workflow_uuid, node_id, timestamp, line_hash, i)
      join execution_logs l on l.organization_id = $1 and l.workflow_execution_uuid = k.workflow_execution_uuid
@@ -191,7 +191,6 @@ export async function readMatches(
       keys.map((k) => k.line_hash),
     ],
   );
-  return rows.map(({ i: _i, ...row }) => row);
 }
 
 /** Matching lines counted up to `cap` (the count stops there). */
