@@ -30,7 +30,7 @@ import { CredentialCache, credentialsChanged } from './modules/auth/credential-c
 import { KeyUsageRecorder } from './modules/auth/key-usage.js';
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './modules/auth/rate-limit.js';
 import { registerAdminRoutes } from './operator/operator.route.js';
-import { RecentFinestPruner } from './rollups/rollup-upkeep.store.js';
+import { RecentRungsPruner } from './rollups/rollup-upkeep.store.js';
 import { WindowCache } from './rollups/window-cache.js';
 
 /**
@@ -155,9 +155,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     },
   );
   await partitions.start();
-  const rollupUpkeep = new RecentFinestPruner(db, config.partitions.maintenanceMs, ({ result, error }) => {
+  const rollupUpkeep = new RecentRungsPruner(db, config.partitions.maintenanceMs, ({ result, error }) => {
     if (error) server.log.warn({ err: error }, 'rollup upkeep failed; retried at the next round');
-    if (result) server.log.info({ deleted: result }, 'aged one-minute duration rollups deleted');
+    if (result) server.log.info({ deleted: result }, 'aged one-minute and five-minute duration rollups deleted');
   });
   rollupUpkeep.start();
   const credentials = new CredentialCache(db, config.authCacheMs, { now: options.now });

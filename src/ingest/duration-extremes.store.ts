@@ -1,6 +1,6 @@
 import type { Transaction } from '../db/database.js';
 import { callOutcomeSql, durationMsSql, durations } from '../rollups/durations.rollup.js';
-import { recentFinestKeptFrom } from '../rollups/grains.js';
+import { recentRungsKeptFrom } from '../rollups/grains.js';
 import { EVERY_WORKFLOW } from '../rollups/rollup.js';
 import type { DeltaRow } from '../rollups/rollup-deltas.js';
 
@@ -97,16 +97,17 @@ export async function refreshDurationExtremes(
   if (stale.length === 0) return;
   const perWorkflow = stale.filter((r) => r.key.dimensions.workflow_uuid !== EVERY_WORKFLOW);
   const everyWorkflow = stale.filter((r) => r.key.dimensions.workflow_uuid === EVERY_WORKFLOW);
-  // A bucket's finest rows: the finest rung's, or the next rung's where the finest is kept for
-  // recent buckets only and this one is older (grains.ts, recentFinestKeptFrom).
-  const keptFrom = durations.recentFinest ? recentFinestKeptFrom(now) : Number.NEGATIVE_INFINITY;
+  // A bucket's finest rows: the finest rung's, or the first rung kept for ever's where the finer
+  // ones are kept for recent buckets only and this one is older (grains.ts, recentRungsKeptFrom).
+  const recent = durations.recentRungs ?? 0;
+  const keptFrom = recent > 0 ? recentRungsKeptFrom(now) : Number.NEGATIVE_INFINITY;
   const finestOf = (row: DurationRow) =>
-    row.key.bucketStart >= keptFrom ? durations.grains[0]! : durations.grains[1]!;
+    row.key.bucketStart >= keptFrom ? durations.grains[0]! : durations.grains[recent]!;
   for (const grain of durations.grains) {
     const rows = perWorkflow.filter((r) => r.key.grain === grain.seconds);
     const fromRaw = rows.filter((r) => grain.seconds <= finestOf(r).seconds);
     if (fromRaw.length > 0) await tx.query(FROM_RAW, [...keyParams(fromRaw), grain.seconds]);
-    for (const finer of durations.grains.slice(0, 2)) {
+    for (const finer of new Set([durations.grains[0]!, durations.grains[recent]!])) {
       const fromFiner = rows.filter((r) => finestOf(r) === finer && grain.seconds > finer.seconds);
       if (fromFiner.length > 0)
         await tx.query(FROM_FINER, [...keyParams(fromFiner), grain.seconds, finer.seconds]);

@@ -43,11 +43,12 @@ export const durations = defineRollup({
   table: 'duration_rollups',
   // Every rung: a histogram row is dear to read, so fewer buckets per window pay for the extra
   // rows ingestion writes (migration 0009); and the one-minute rung (migration 0010) bounds the
-  // raw edges of a window, read call by call, to under a minute each. That rung is most of the
-  // table's rows, so it is kept for the last days only (grains.ts, RECENT_FINEST_DAYS), the ones
-  // most windows end in; older edges are read under five minutes.
+  // raw edges of a window, read call by call, to under a minute each. The one-minute and
+  // five-minute rungs are most of the table's rows, so they are kept for the last days only
+  // (grains.ts, RECENT_RUNGS_DAYS), the ones most windows end in; older windows are read from
+  // fifteen-minute and coarser buckets, their edges under fifteen minutes (issue 45).
   grains: GRAINS,
-  recentFinest: true,
+  recentRungs: 2,
   genericPlans: 'all',
   dimensions: { workflow_uuid: 'uuid', capability_id: 'text', status: 'text' },
   measures: {

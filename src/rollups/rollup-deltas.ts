@@ -1,6 +1,6 @@
 import { floorTo } from '../lib/buckets.js';
 import { DAY } from '../lib/time.js';
-import { ALL_TIME, ALL_TIME_START, recentFinestKeptFrom } from './grains.js';
+import { ALL_TIME, ALL_TIME_START, recentRungsKeptFrom } from './grains.js';
 import { type Contributions, extreme, type MeasureKind, type Measures, type Rollup } from './rollup.js';
 
 /** One row of a rollup table, named by its key. */
@@ -103,15 +103,18 @@ export class RollupDeltas<D extends string, MS extends Measures> {
    * Every row, of every grain, in key order, so that concurrent writers touch shared rows in one
    * order. Each grain's rows are folded from the next finer grain's (each bucket lies inside one
    * bucket of every coarser grain), so a row is folded once, not once per coarser grain. A rollup
-   * that keeps its finest rung for recent buckets only (RollupSpec.recentFinest) gets no finest
-   * rows older than recentFinestKeptFrom(`now`); the coarser rows still count them.
+   * that keeps its finest rungs for recent buckets only (RollupSpec.recentRungs) gets no rows of
+   * them older than recentRungsKeptFrom(`now`); the rungs kept for ever still count them.
    */
   sorted(now: number = Date.now()): DeltaRow<D>[] {
-    const all = new Map(this.finest);
-    if (this.rollup.recentFinest) {
-      const keptFrom = recentFinestKeptFrom(now);
-      for (const [id, row] of all) if (row.key.bucketStart < keptFrom) all.delete(id);
-    }
+    const recent = this.rollup.grains.slice(0, this.rollup.recentRungs ?? 0).map((grain) => grain.seconds);
+    const keptFrom = recent.length > 0 ? recentRungsKeptFrom(now) : Number.NEGATIVE_INFINITY;
+    const all = new Map<string, DeltaRow<D>>();
+    const keep = (rows: ReadonlyMap<string, DeltaRow<D>>) => {
+      for (const [id, row] of rows)
+        if (row.key.bucketStart >= keptFrom || !recent.includes(row.key.grain)) all.set(id, row);
+    };
+    keep(this.finest);
     const coarser: Array<{ seconds: number; ms: number } | 'all-time'> = [
       ...this.rollup.grains.slice(1),
       ...(this.rollup.allTime ? (['all-time'] as const) : []),
@@ -126,7 +129,7 @@ export class RollupDeltas<D extends string, MS extends Measures> {
             : { ...row.key, grain: grain.seconds, bucketStart: floorTo(row.key.bucketStart, grain.ms) };
         this.fold(this.rowOf(rows, key), row);
       }
-      for (const [id, row] of rows) all.set(id, row);
+      keep(rows);
       finer = rows;
     }
     return [...all.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);

@@ -1,19 +1,19 @@
 import type { Database } from '../db/database.js';
 import { Recurring, type RoundOutcome } from '../lib/recurring.js';
 import { durations } from './durations.rollup.js';
-import { DAY_GRAIN, recentFinestKeptFrom } from './grains.js';
+import { DAY_GRAIN, recentRungsKeptFrom } from './grains.js';
 import type { AnyRollup } from './rollup.js';
 
-/** The rollups whose finest rung is kept for recent buckets only. */
-const RECENT_FINEST: readonly AnyRollup[] = [durations].filter((rollup) => rollup.recentFinest);
+/** The rollups whose finest rungs are kept for recent buckets only. */
+const RECENT_RUNGS: readonly AnyRollup[] = [durations].filter((rollup) => (rollup.recentRungs ?? 0) > 0);
 
 /** Rows deleted per statement: short transactions beside ingestion, which writes the same tables. */
 const BATCH = 5000;
 
 /**
- * Deletes the finest-rung rows that have aged past recentFinestKeptFrom(`now`) from the rollups
- * that keep that rung for recent buckets only (RollupSpec.recentFinest), organization by
- * organization, a batch per statement (each its own transaction, along the key's prefix). No
+ * Deletes the rows of recent-only rungs that have aged past recentRungsKeptFrom(`now`) from the
+ * rollups that keep such rungs (RollupSpec.recentRungs), organization by organization and rung by
+ * rung, a batch per statement (each its own transaction, along the key's prefix). No
  * reader reads them any more (windows.ts, coverWindow) and ingestion no longer writes them.
  *
  * "Now" is never later than the end of the organization's newest day of data: a process whose
@@ -21,14 +21,14 @@ const BATCH = 5000;
  * weeks ago, a host with a wrong clock) thus deletes no row that a reader on their clock counts
  * on. Returns the rows deleted; `stopped` ends the round between two batches.
  */
-export async function pruneRecentFinest(
+export async function pruneRecentRungs(
   db: Database,
   now: number = Date.now(),
   stopped: () => boolean = () => false,
 ): Promise<number> {
   const organizations = await db.query<{ id: string }>('select id from organizations');
   let deleted = 0;
-  for (const rollup of RECENT_FINEST) {
+  for (const rollup of RECENT_RUNGS) {
     for (const { id } of organizations) {
       if (stopped()) return deleted;
       const [newest] = await db.query<{ day: Date | null }>(
@@ -36,20 +36,23 @@ export async function pruneRecentFinest(
         [id, DAY_GRAIN.seconds],
       );
       if (!newest?.day) continue;
-      const before = new Date(recentFinestKeptFrom(Math.min(now, newest.day.getTime() + DAY_GRAIN.ms - 1)));
-      for (;;) {
-        const [gone] = await db.query<{ n: number }>(
-          `with gone as (
-             delete from ${rollup.table} where ctid = any(array(
-               select ctid from ${rollup.table}
-               where organization_id = $1 and grain = $2 and bucket_start < $3
-               limit ${BATCH}))
-             returning 1)
-           select count(*)::int as n from gone`,
-          [id, rollup.grains[0]!.seconds, before],
-        );
-        deleted += gone!.n;
-        if (gone!.n < BATCH || stopped()) break;
+      const before = new Date(recentRungsKeptFrom(Math.min(now, newest.day.getTime() + DAY_GRAIN.ms - 1)));
+      for (const grain of rollup.grains.slice(0, rollup.recentRungs)) {
+        for (;;) {
+          const [gone] = await db.query<{ n: number }>(
+            `with gone as (
+               delete from ${rollup.table} where ctid = any(array(
+                 select ctid from ${rollup.table}
+                 where organization_id = $1 and grain = $2 and bucket_start < $3
+                 limit ${BATCH}))
+               returning 1)
+             select count(*)::int as n from gone`,
+            [id, grain.seconds, before],
+          );
+          deleted += gone!.n;
+          if (gone!.n < BATCH || stopped()) break;
+        }
+        if (stopped()) return deleted;
       }
     }
   }
@@ -57,11 +60,11 @@ export async function pruneRecentFinest(
 }
 
 /**
- * Runs pruneRecentFinest every `everyMs`, the first round at once but in the background: after an
+ * Runs pruneRecentRungs every `everyMs`, the first round at once but in the background: after an
  * upgrade that round may delete millions of rows, and the server answers meanwhile. A failed
  * round is reported and tried again next time; `stop` ends a round between two batches.
  */
-export class RecentFinestPruner {
+export class RecentRungsPruner {
   private readonly rounds: Recurring<number>;
   private stopping = false;
 
@@ -69,7 +72,7 @@ export class RecentFinestPruner {
   constructor(db: Database, everyMs: number, report: (outcome: RoundOutcome<number>) => void) {
     this.rounds = new Recurring(
       everyMs,
-      () => pruneRecentFinest(db, Date.now(), () => this.stopping),
+      () => pruneRecentRungs(db, Date.now(), () => this.stopping),
       report,
     );
   }

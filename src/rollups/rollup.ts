@@ -78,11 +78,12 @@ export interface RollupSpec<D extends string, MS extends Measures> {
    */
   readonly grains?: readonly Grain[];
   /**
-   * Keep the finest rung for recent buckets only (grains.ts, recentFinestKeptFrom): ingestion
-   * skips it for older buckets, the server's rollup upkeep deletes it as it ages (rollup-upkeep.store.ts),
-   * and readers cover older parts of a window with the coarser rungs (windows.ts, coverWindow).
+   * How many of its finest rungs it keeps for recent buckets only (grains.ts, recentRungsKeptFrom):
+   * ingestion skips them for older buckets, the server's rollup upkeep deletes them as they age
+   * (rollup-upkeep.store.ts), and readers cover older parts of a window with the coarser rungs
+   * (windows.ts, coverWindow). Absent, none: every rung is kept for ever.
    */
-  readonly recentFinest?: boolean;
+  readonly recentRungs?: number;
   /** Also keep one all-time row per key (grain ALL_TIME). */
   readonly allTime?: boolean;
   /**
@@ -128,9 +129,12 @@ export type Contributions<MS extends Measures> = { readonly [K in keyof MS]?: Co
 export type MeasureValues<MS extends Measures> = { [K in keyof MS]: MeasureValue<MS[K]> };
 
 export function defineRollup<D extends string, MS extends Measures>(spec: RollupSpec<D, MS>): Rollup<D, MS> {
+  const grains = ladderOf(spec.grains ?? DEFAULT_LADDER);
+  if ((spec.recentRungs ?? 0) >= grains.length)
+    throw new Error('a rollup keeps at least its coarsest rung for ever');
   return Object.freeze({
     ...spec,
-    grains: ladderOf(spec.grains ?? DEFAULT_LADDER),
+    grains,
     dimensionNames: Object.keys(spec.dimensions) as D[],
     measureNames: Object.keys(spec.measures) as (keyof MS & string)[],
   });

@@ -1,5 +1,5 @@
 import { ceilTo, floorTo } from '../lib/buckets.js';
-import { type Grain, recentFinestFrom } from './grains.js';
+import { type Grain, recentRungsFrom } from './grains.js';
 
 /** A window of start times in ms: `from` inclusive, `to` exclusive (null: open-ended). */
 export interface TimeWindow {
@@ -100,20 +100,21 @@ export function splitWindow(window: TimeWindow, grains: readonly Grain[]): Windo
 
 /**
  * The pieces a rollup's window is read in at `now`: splitWindow over the rollup's rungs or, for a
- * rollup that keeps its finest rung for recent buckets only (RollupSpec.recentFinest), the part
- * of the window before recentFinestFrom split over the coarser rungs and the rest over all of
+ * rollup that keeps its finest rungs for recent buckets only (RollupSpec.recentRungs), the part
+ * of the window before recentRungsFrom split over the rungs kept for ever and the rest over all of
  * them. The cut is at the start of a day, so it falls between buckets of every rung and adds no
  * raw piece.
  */
 export function coverWindow(
-  rollup: { readonly grains: readonly Grain[]; readonly recentFinest?: boolean | undefined },
+  rollup: { readonly grains: readonly Grain[]; readonly recentRungs?: number | undefined },
   window: TimeWindow,
   now: number = Date.now(),
 ): WindowPiece[] {
   const { grains } = rollup;
-  if (!rollup.recentFinest || grains.length < 2) return splitWindow(window, grains);
-  const cut = recentFinestFrom(now);
-  const older = grains.slice(1);
+  const recent = rollup.recentRungs ?? 0;
+  if (recent === 0) return splitWindow(window, grains);
+  const cut = recentRungsFrom(now);
+  const older = grains.slice(recent);
   if (window.to !== null && window.to <= cut) return splitWindow(window, older);
   if (window.from >= cut) return splitWindow(window, grains);
   return [

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RowValues } from '../../src/db/copy-text.js';
-import type { Database } from '../../src/db/database.js';
+import type { Database, Transaction } from '../../src/db/database.js';
 import { loadMigrations, migrate, splitStatements } from '../../src/db/migrate.js';
 import { monthPartitions, PARTITIONED_TABLES } from '../../src/db/partitions.js';
 import { deployments, workflows } from '../../src/db/tables.js';
@@ -17,7 +17,7 @@ import {
   parseRecord,
 } from '../../src/ingest/records.js';
 import { recountRollups } from '../../src/ingest/recount.js';
-import { pruneRecentFinest } from '../../src/rollups/rollup-upkeep.store.js';
+import { pruneRecentRungs } from '../../src/rollups/rollup-upkeep.store.js';
 import { openTestDatabase, type TestDatabase } from '../harness/database.js';
 import { createTenant, STORABLE_TIMES, type Tenant } from '../harness/fixtures.js';
 import { startServer } from '../harness/server.js';
@@ -65,8 +65,23 @@ async function storeBeforePartitioning(db: Database, raw: readonly unknown[]): P
     // exists` there).
     const versions = (await loadMigrations()).find((m) => m.version.startsWith('0015'))!;
     for (const statement of splitStatements(versions.sql!)) await tx.query(statement);
-    await recountRollups(tx);
+    await recountAsBefore(tx);
   });
+}
+
+/**
+ * Every rollup recounted as a version before 0017 kept them: the five-minute duration rows for
+ * every bucket, which 0009 sums into its rows (0010 rebuilds the one-minute ones). Today's recount
+ * writes them for every bucket when its clock stands before the first record.
+ */
+async function recountAsBefore(tx: Transaction): Promise<void> {
+  const clock = Date.now;
+  Date.now = () => Date.parse('2025-01-01T00:00:00Z');
+  try {
+    await recountRollups(tx);
+  } finally {
+    Date.now = clock;
+  }
 }
 
 const iso = (s: string) => new Date(s).toISOString();
@@ -227,6 +242,9 @@ describe('the partitioning migration (0006)', () => {
     for (const table of ['executions_default', 'execution_events_default'])
       await db.query(`create table ${table} (organization_id uuid not null)`);
     const before = await answers();
+    // That server's rollup upkeep deleted the aged five-minute rows, as today's does once it has
+    // migrated a database; the version before kept them.
+    await db.transaction(recountAsBefore);
     for (const table of ['executions_default', 'execution_events_default'])
       await db.query(`drop table ${table}`);
     await db.query('drop table raw_retention');
@@ -249,9 +267,9 @@ describe('the partitioning migration (0006)', () => {
 
     assert.deepEqual(await counts(), rowsBefore);
     assert.deepEqual(await answers(), before);
-    // Migration 0010 built one-minute duration rows for every bucket; a server deletes the aged
-    // ones once it starts (src/rollups/rollup-upkeep.store.ts).
-    await pruneRecentFinest(db);
+    // One-minute (0010) and five-minute duration rows are there for every bucket; a server deletes
+    // the aged ones once it starts (src/rollups/rollup-upkeep.store.ts).
+    await pruneRecentRungs(db);
     const drift = await rollupDrift(db, 'kept by upkeep');
     assert.equal(drift.actual, drift.expected);
     const months = async (table: string) => (await monthPartitions(db, table)).map((p) => p.name);

@@ -12,8 +12,9 @@ const DURATION_GRAINS = [60, 300, 900, 3600, 21600, 86400];
 const EVERY = '00000000-0000-0000-0000-000000000000';
 const DAY_MS = 86_400_000;
 /**
- * The first one-minute duration bucket kept at `now`: the start of the day nine days back (eight
- * days of reads and a day's margin: src/rollups/grains.ts); coarser rows are kept for every bucket.
+ * The first one-minute and five-minute duration bucket kept at `now`: the start of the day nine
+ * days back (eight days of reads and a day's margin: src/rollups/grains.ts); coarser rows are kept
+ * for every bucket.
  */
 const minuteRowsFrom = (now: number) => Math.floor(now / DAY_MS) * DAY_MS - 9 * DAY_MS;
 
@@ -123,7 +124,7 @@ export async function rollupDrift(
         ).map((row) => [row.organization_id, row.day.getTime()]),
   );
   const keptAt = (organizationId: string, grain: number, bucket: number) => {
-    if (grain !== 60) return true;
+    if (grain !== 60 && grain !== 300) return true;
     const newest = newestDays.get(organizationId);
     const reference = newest === undefined ? now : Math.min(now, newest + DAY_MS - 1);
     return bucket >= minuteRowsFrom(reference);

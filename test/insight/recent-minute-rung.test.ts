@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { durations } from '../../src/rollups/durations.rollup.js';
 import { executionCounts } from '../../src/rollups/execution-counts.rollup.js';
-import { recentFinestFrom } from '../../src/rollups/grains.js';
-import { pruneRecentFinest } from '../../src/rollups/rollup-upkeep.store.js';
+import { recentRungsFrom } from '../../src/rollups/grains.js';
+import { pruneRecentRungs } from '../../src/rollups/rollup-upkeep.store.js';
 import { coverWindow, RAW, splitWindow, type WindowPiece } from '../../src/rollups/windows.js';
 import { openTestDatabase, type TestDatabase } from '../harness/database.js';
 import { createTenant, event, execution, ingest, workflow } from '../harness/fixtures.js';
@@ -27,21 +27,21 @@ function assertContiguous(pieces: readonly WindowPiece[], from: number, to: numb
   assert.equal(sorted.at(-1)!.to, to);
 }
 
-describe('the window cover of a rollup that keeps its one-minute rung for recent buckets only', () => {
+describe('the window cover of a rollup that keeps its one-minute and five-minute rungs for recent buckets only', () => {
   const now = Date.now();
 
-  it('reads windows before the cut from five-minute and coarser buckets, and raw edges under five minutes', () => {
+  it('reads windows before the cut from fifteen-minute and coarser buckets, and raw edges under fifteen minutes', () => {
     const from = CUT - 3 * DAY + 7 * MINUTE + 13 * SECOND;
     const to = CUT - DAY + 2 * HOUR + 3 * MINUTE + 30 * SECOND;
     const pieces = coverWindow(durations, { from, to }, now);
     assertContiguous(pieces, from, to);
-    assert.ok(pieces.every((piece) => piece.grain !== 60));
+    assert.ok(pieces.every((piece) => piece.grain !== 60 && piece.grain !== 300));
     const edges = pieces.filter((piece) => piece.grain === RAW);
     assert.deepEqual(
       edges.map((piece) => [piece.bucket, piece.bucketSeconds]),
       [
-        [CUT - 3 * DAY + 5 * MINUTE, 300],
-        [CUT - DAY + 2 * HOUR, 300],
+        [CUT - 3 * DAY, 900],
+        [CUT - DAY + 2 * HOUR, 900],
       ],
     );
   });
@@ -62,12 +62,14 @@ describe('the window cover of a rollup that keeps its one-minute rung for recent
     const raw = pieces.filter((piece) => piece.grain === RAW);
     assert.equal(raw.length, 2);
     assert.ok(
-      pieces.filter((piece) => piece.to !== null && piece.to <= CUT).every((piece) => piece.grain !== 60),
+      pieces
+        .filter((piece) => piece.to !== null && piece.to <= CUT)
+        .every((piece) => piece.grain !== 60 && piece.grain !== 300),
     );
     assert.ok(pieces.some((piece) => piece.from === CUT && piece.grain > 0));
     assert.deepEqual(
       raw.map((piece) => piece.bucketSeconds),
-      [300, 60],
+      [900, 60],
     );
   });
 
@@ -78,34 +80,38 @@ describe('the window cover of a rollup that keeps its one-minute rung for recent
 
   it('cuts at the start of the day eight days before now', () => {
     assert.equal(
-      recentFinestFrom(Date.parse('2026-12-06T23:59:59.999Z')),
+      recentRungsFrom(Date.parse('2026-12-06T23:59:59.999Z')),
       Date.parse('2026-11-28T00:00:00Z'),
     );
-    assert.equal(recentFinestFrom(Date.parse('2026-12-07T00:00:00Z')), Date.parse('2026-11-29T00:00:00Z'));
+    assert.equal(recentRungsFrom(Date.parse('2026-12-07T00:00:00Z')), Date.parse('2026-11-29T00:00:00Z'));
   });
 });
 
-describe('the one-minute duration rows, kept for recent buckets only', () => {
+describe('the one-minute and five-minute duration rows, kept for recent buckets only', () => {
   let database: TestDatabase;
   before(async () => {
     database = await openTestDatabase();
   });
   after(() => database?.close());
 
-  const minuteRows = async (organizationId: string) =>
+  const rowsOf = async (organizationId: string, grain: number) =>
     (
       await database.db.query<{ bucket_start: Date }>(
-        'select bucket_start from duration_rollups where organization_id = $1 and grain = 60 order by bucket_start',
-        [organizationId],
+        'select bucket_start from duration_rollups where organization_id = $1 and grain = $2 order by bucket_start',
+        [organizationId, grain],
       )
     ).map((row) => row.bucket_start.getTime());
+  const minuteRows = (organizationId: string) => rowsOf(organizationId, 60);
+  const fiveMinuteRows = (organizationId: string) => rowsOf(organizationId, 300);
+  /** Rows of the rungs kept for ever. */
   const coarseRows = async (organizationId: string) =>
     (
       await database.db.query<{ n: number }>(
-        'select count(*)::int as n from duration_rollups where organization_id = $1 and grain > 60',
+        'select count(*)::int as n from duration_rollups where organization_id = $1 and grain > 300',
         [organizationId],
       )
     )[0]!.n;
+  const fourOf = (buckets: readonly number[]) => buckets.flatMap((bucket) => [bucket, bucket, bucket, bucket]);
 
   /** An execution and a call of `wf`, `ms` long, started at `at`. */
   const run = (organizationId: string, wf: string, at: number, ms: number) => {
@@ -135,11 +141,18 @@ describe('the one-minute duration rows, kept for recent buckets only', () => {
       ...times.flatMap((at, i) => run(t.organizationId, wf.uuid as string, at, 100 + i)),
     ]);
     // Per workflow and organization-wide, the execution's row and the call's: four rows a minute.
-    const kept = times.filter((at) => at >= KEPT_FROM).map((at) => Math.floor(at / MINUTE) * MINUTE);
+    const kept = times.filter((at) => at >= KEPT_FROM);
     assert.deepEqual(
       await minuteRows(t.organizationId),
-      kept.flatMap((bucket) => [bucket, bucket, bucket, bucket]),
+      fourOf(kept.map((at) => Math.floor(at / MINUTE) * MINUTE)),
     );
+    assert.deepEqual(
+      await fiveMinuteRows(t.organizationId),
+      fourOf(kept.map((at) => Math.floor(at / (5 * MINUTE)) * 5 * MINUTE)),
+    );
+    // Fifteen-minute rows for every bucket, the two before the margin included.
+    const quarters = await rowsOf(t.organizationId, 900);
+    assert.ok(quarters.includes(KEPT_FROM - 2 * DAY) && quarters.includes(KEPT_FROM - 15 * MINUTE));
     const drift = await rollupDrift(database.db);
     assert.equal(drift.actual, drift.expected);
   });
@@ -155,21 +168,25 @@ describe('the one-minute duration rows, kept for recent buckets only', () => {
       ...recent.flatMap((at) => run(t.organizationId, wf.uuid as string, at, 250)),
     ]);
     const coarse = await coarseRows(t.organizationId);
-    // Rows an earlier version kept for every bucket: 12,000 minutes before the margin, more than
-    // two batches, and the minute the margin starts at.
+    // Rows an earlier version kept for every bucket: 12,000 minutes and 3,000 five-minute buckets
+    // before the margin, more than two batches, and the bucket the margin starts at.
     await database.db.query(
       `insert into duration_rollups (organization_id, grain, bucket_start, workflow_uuid, capability_id, status, item_count)
-       select $1, 60, to_timestamp(($2::int8 - m * 60000) / 1000.0), $3, '', 'SUCCESS', 1
-       from generate_series(0, 12000) m`,
+       select $1, g.grain, to_timestamp(($2::int8 - m * g.grain * 1000) / 1000.0), $3, '', 'SUCCESS', 1
+       from (values (60, 12000), (300, 3000)) g (grain, n) cross join lateral generate_series(0, g.n) m`,
       [t.organizationId, KEPT_FROM, wf.uuid],
     );
-    assert.equal(await pruneRecentFinest(database.db), 12000);
-    const kept = [KEPT_FROM, ...recent.flatMap((at) => Array.from({ length: 4 }, () => at))];
+    assert.equal(await pruneRecentRungs(database.db), 15000);
+    const kept = [KEPT_FROM, ...fourOf(recent)];
     assert.deepEqual(await minuteRows(t.organizationId), kept);
+    assert.deepEqual(await fiveMinuteRows(t.organizationId), [
+      KEPT_FROM,
+      ...fourOf(recent.map((at) => Math.floor(at / (5 * MINUTE)) * 5 * MINUTE)),
+    ]);
     assert.equal(await coarseRows(t.organizationId), coarse);
     // A clock five days ahead of the data deletes nothing more: "now" is at most the end of the
     // organization's newest day.
-    assert.equal(await pruneRecentFinest(database.db, Date.now() + 5 * DAY), 0);
+    assert.equal(await pruneRecentRungs(database.db, Date.now() + 5 * DAY), 0);
     assert.deepEqual(await minuteRows(t.organizationId), kept);
   });
 
@@ -185,7 +202,7 @@ describe('the one-minute duration rows, kept for recent buckets only', () => {
        values ($1, 60, $2, $3, '', 'SUCCESS', 1), ($1, 60, $4, $3, '', 'SUCCESS', 1)`,
       [t.organizationId, new Date(end - 3 * DAY), wf.uuid, new Date(end - 12 * DAY)],
     );
-    await pruneRecentFinest(database.db);
+    await pruneRecentRungs(database.db);
     assert.deepEqual(await minuteRows(t.organizationId), [end - 3 * DAY]);
   });
 

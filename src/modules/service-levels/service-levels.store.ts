@@ -78,7 +78,7 @@ class SegmentedWindows {
 
   constructor(
     private readonly now: number,
-    private readonly rollup: Pick<AnyRollup, 'grains' | 'recentFinest'>,
+    private readonly rollup: Pick<AnyRollup, 'grains' | 'recentRungs'>,
   ) {}
 
   /** Names the set's windows: the segments of sets with the same lengths at the same now are the same. */
