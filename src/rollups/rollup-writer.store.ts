@@ -6,8 +6,8 @@ import { type AnyRollup, EVERY_WORKFLOW, keyColumns, type Measures, rollupColumn
 import type { DeltaRow, DeltaValue, RollupDeltas } from './rollup-deltas.js';
 
 /**
- * A histogram's bins as the text of an int8[] whose lower bound is the first bin, empty bins null
- * (a bit of the array's null bitmap, where a zero takes eight bytes; migration 0014):
+ * A histogram's bins as the text of an int4[] whose lower bound is the first bin, empty bins null
+ * (a bit of the array's null bitmap, where a zero takes four bytes; migration 0014, int4 since 0017):
  * `[3:5]={1,NULL,2}`.
  */
 export function histogramText(bins: ReadonlyMap<number, number>): string | null {

@@ -18,8 +18,8 @@ export type DimensionType = 'uuid' | 'text';
 /**
  * How a measure combines. `count` and `decimal` add (decimal exactly, as 10^-18 units); `min`
  * and `max` keep the extreme (a removal makes the row's extreme stale: see `refreshExtremes`);
- * `histogram` adds bin counts, stored as an int8[] whose lower bound is the first bin's index,
- * empty bins null (migration 0014).
+ * `histogram` adds bin counts, stored as an int4[] whose lower bound is the first bin's index,
+ * empty bins null (migrations 0014 and 0017).
  */
 export type MeasureKind = 'count' | 'decimal' | 'min' | 'max' | 'histogram';
 
@@ -34,7 +34,7 @@ export const MEASURE_SQL_TYPE: Readonly<Record<MeasureKind, string>> = {
   decimal: 'numeric',
   min: 'int8',
   max: 'int8',
-  histogram: 'int8[]',
+  histogram: 'int4[]',
 };
 
 /** What one item adds to a measure: a count, decimal units, an extreme candidate, or a bin index. */

@@ -13,8 +13,9 @@ const MIGRATIONS = [
   { version: '0009_quarter_hour_and_six_hour_grains', grains: [900, 21600], from: 'their finer rows' },
   { version: '0010_minute_duration_grain', grains: [60], from: 'the raw executions and calls' },
 ];
-/** The migration after them that stores empty histogram bins as nulls. */
+/** The migrations after them that store empty histogram bins as nulls, and count bins in int4. */
 const SPARSE = '0014_sparse_histograms';
+const NARROW = '0017_narrow_histograms';
 const MINUTE = 60_000;
 const DAY = 1440 * MINUTE;
 /**
@@ -115,15 +116,16 @@ describe('the grains added to the duration rollups (0009, 0010)', () => {
       assert.equal(drift.actual, drift.expected);
 
       // The database as the version before left it: no rows at the new grains. An upgrade from
-      // there also runs 0014 after it, which stores the empty bins 0010 writes as zeros as nulls.
+      // there also runs 0014 after it, which stores the empty bins 0010 writes as zeros as nulls,
+      // and 0017, which counts the bins in int4.
       await db.transaction(async (tx) => {
         await tx.query('delete from duration_rollups where grain = any($1::int[])', [newGrains]);
-        await tx.query('delete from schema_migrations where version = any($1::text[])', [[version, SPARSE]]);
+        await tx.query('delete from schema_migrations where version = any($1::text[])', [[version, SPARSE, NARROW]]);
       });
       const stripped = await rollupDrift(db);
       assert.notEqual(stripped.actual, stripped.expected);
 
-      assert.deepEqual(await migrate(db), [version, SPARSE]);
+      assert.deepEqual(await migrate(db), [version, SPARSE, NARROW]);
       const derived = await rollupDrift(db);
       assert.equal(derived.actual, derived.expected);
       const grains = await db.query<{ grain: number }>(

@@ -15,6 +15,7 @@ const UDT: Readonly<Record<string, string>> = {
   bigint: 'int8',
   boolean: 'bool',
   'int8[]': '_int8',
+  'int4[]': '_int4',
 };
 const udtOf = (type: string) => UDT[type] ?? type;
 
