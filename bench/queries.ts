@@ -226,8 +226,25 @@ const ASKED_ONCE = [
   return { ...q, name: `${name.replace(/ \(.*\)$/, '')}, a new window each request`, moving: true };
 });
 
+/**
+ * Aggregates of a day two weeks back, a new window each request: past the days the duration rollups
+ * keep their one-minute and five-minute rows (src/rollups/grains.ts, RECENT_RUNGS_DAYS), where a
+ * window is read from fifteen-minute and coarser rows and its edges from raw rows.
+ */
+const TWO_WEEKS_BACK = ['durations 24h, organization', 'capability stats 24h, organization'].map(
+  (name): MixQuery => {
+    const q = NAMED_WINDOWS.find((named) => named.name === name)!;
+    return {
+      ...q,
+      name: `${name.replace(' 24h,', ' 24h two weeks back,')}, a new window each request`,
+      moving: true,
+      variables: (f) => q.variables({ ...f, now: new Date(f.now.getTime() - 14 * DAY) }),
+    };
+  },
+);
+
 /** The insight queries (contract section 5): p99 under 50 ms, log search under 200 ms. */
-export const INSIGHT_MIX: readonly MixQuery[] = [...NAMED_WINDOWS, ...ASKED_ONCE];
+export const INSIGHT_MIX: readonly MixQuery[] = [...NAMED_WINDOWS, ...ASKED_ONCE, ...TWO_WEEKS_BACK];
 
 /** Section 7's verdicts: deployments judged, the anomalies of a day, the organization's service levels. */
 export const VERDICT_MIX: readonly MixQuery[] = [
