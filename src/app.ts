@@ -157,7 +157,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await partitions.start();
   const rollupUpkeep = new RecentRungsPruner(db, config.partitions.maintenanceMs, ({ result, error }) => {
     if (error) server.log.warn({ err: error }, 'rollup upkeep failed; retried at the next round');
-    if (result) server.log.info({ deleted: result }, 'aged one-minute and five-minute duration rollups deleted');
+    if (result)
+      server.log.info({ deleted: result }, 'aged one-minute and five-minute duration rollups deleted');
   });
   rollupUpkeep.start();
   const credentials = new CredentialCache(db, config.authCacheMs, { now: options.now });

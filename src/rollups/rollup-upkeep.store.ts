@@ -70,11 +70,7 @@ export class RecentRungsPruner {
 
   /** `report` gets each round's outcome: the rows it deleted, or its error. */
   constructor(db: Database, everyMs: number, report: (outcome: RoundOutcome<number>) => void) {
-    this.rounds = new Recurring(
-      everyMs,
-      () => pruneRecentRungs(db, Date.now(), () => this.stopping),
-      report,
-    );
+    this.rounds = new Recurring(everyMs, () => pruneRecentRungs(db, Date.now(), () => this.stopping), report);
   }
 
   start(): void {

@@ -120,7 +120,9 @@ describe('the grains added to the duration rollups (0009, 0010)', () => {
       // and 0017, which counts the bins in int4.
       await db.transaction(async (tx) => {
         await tx.query('delete from duration_rollups where grain = any($1::int[])', [newGrains]);
-        await tx.query('delete from schema_migrations where version = any($1::text[])', [[version, SPARSE, NARROW]]);
+        await tx.query('delete from schema_migrations where version = any($1::text[])', [
+          [version, SPARSE, NARROW],
+        ]);
       });
       const stripped = await rollupDrift(db);
       assert.notEqual(stripped.actual, stripped.expected);

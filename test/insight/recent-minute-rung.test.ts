@@ -79,10 +79,7 @@ describe('the window cover of a rollup that keeps its one-minute and five-minute
   });
 
   it('cuts at the start of the day eight days before now', () => {
-    assert.equal(
-      recentRungsFrom(Date.parse('2026-12-06T23:59:59.999Z')),
-      Date.parse('2026-11-28T00:00:00Z'),
-    );
+    assert.equal(recentRungsFrom(Date.parse('2026-12-06T23:59:59.999Z')), Date.parse('2026-11-28T00:00:00Z'));
     assert.equal(recentRungsFrom(Date.parse('2026-12-07T00:00:00Z')), Date.parse('2026-11-29T00:00:00Z'));
   });
 });
@@ -111,7 +108,8 @@ describe('the one-minute and five-minute duration rows, kept for recent buckets 
         [organizationId],
       )
     )[0]!.n;
-  const fourOf = (buckets: readonly number[]) => buckets.flatMap((bucket) => [bucket, bucket, bucket, bucket]);
+  const fourOf = (buckets: readonly number[]) =>
+    buckets.flatMap((bucket) => [bucket, bucket, bucket, bucket]);
 
   /** An execution and a call of `wf`, `ms` long, started at `at`. */
   const run = (organizationId: string, wf: string, at: number, ms: number) => {
