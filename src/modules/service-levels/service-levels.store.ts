@@ -41,7 +41,7 @@ export type ObjectiveScope = Pick<
   'workflow_uuid' | 'indicator' | 'threshold_ms' | 'period_days'
 >;
 
-/** A raw edge of a window: an instant to another, inside one finest bucket (or five minutes of them). */
+/** A raw edge of a window: an instant to another, inside one finest bucket (or fifteen minutes of them). */
 type RawEdge = Pick<KeptWindow, 'from' | 'to'>;
 
 /** A window's parts: its segments of whole buckets, keys `first` to before `end` (contiguous), and its raw edges. */
@@ -64,7 +64,7 @@ interface WindowParts {
  *
  * A raw edge moves with now, on every request. Cutting the other windows' pieces at it made
  * segments that moved too, each a ladder of finer pieces read and summed again every time; apart,
- * an edge is one piece under a minute (five beyond the days that keep minute rows), and the
+ * an edge is one piece under a minute (fifteen beyond the days that keep minute rows), and the
  * segments of whole buckets change only as now passes a bucket's end.
  */
 class SegmentedWindows {
