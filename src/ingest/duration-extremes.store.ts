@@ -97,8 +97,9 @@ export async function refreshDurationExtremes(
   if (stale.length === 0) return;
   const perWorkflow = stale.filter((r) => r.key.dimensions.workflow_uuid !== EVERY_WORKFLOW);
   const everyWorkflow = stale.filter((r) => r.key.dimensions.workflow_uuid === EVERY_WORKFLOW);
-  // A bucket's finest rows: the finest rung's, or the first rung kept for ever's where the finer
-  // ones are kept for recent buckets only and this one is older (grains.ts, recentRungsKeptFrom).
+  // A bucket's finest rows: the finest rung's or, where the finer rungs are kept for recent
+  // buckets only and this bucket is older, those of the first rung kept for every bucket
+  // (grains.ts, recentRungsKeptFrom).
   const recent = durations.recentRungs ?? 0;
   const keptFrom = recent > 0 ? recentRungsKeptFrom(now) : Number.NEGATIVE_INFINITY;
   const finestOf = (row: DurationRow) =>
