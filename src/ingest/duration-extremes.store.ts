@@ -1,7 +1,6 @@
 import type { Transaction } from '../db/database.js';
 import { callOutcomeSql, durationMsSql, durations } from '../rollups/durations.rollup.js';
-import { recentRungsKeptFrom } from '../rollups/grains.js';
-import { EVERY_WORKFLOW } from '../rollups/rollup.js';
+import { EVERY_WORKFLOW, recentRowsFrom } from '../rollups/rollup.js';
 import type { DeltaRow } from '../rollups/rollup-deltas.js';
 
 type DurationRow = DeltaRow<(typeof durations.dimensionNames)[number]>;
@@ -100,8 +99,8 @@ export async function refreshDurationExtremes(
   // A bucket's finest rows: the finest rung's or, where the finer rungs are kept for recent
   // buckets only and this bucket is older, those of the first rung kept for every bucket
   // (grains.ts, recentRungsKeptFrom).
-  const recent = durations.recentRungs ?? 0;
-  const keptFrom = recent > 0 ? recentRungsKeptFrom(now) : Number.NEGATIVE_INFINITY;
+  const recent = durations.recentRungs;
+  const keptFrom = recentRowsFrom(durations, now);
   const finestOf = (row: DurationRow) =>
     row.key.bucketStart >= keptFrom ? durations.grains[0]! : durations.grains[recent]!;
   for (const grain of durations.grains) {

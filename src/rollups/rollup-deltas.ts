@@ -1,7 +1,14 @@
 import { floorTo } from '../lib/buckets.js';
 import { DAY } from '../lib/time.js';
-import { ALL_TIME, ALL_TIME_START, recentRungsKeptFrom } from './grains.js';
-import { type Contributions, extreme, type MeasureKind, type Measures, type Rollup } from './rollup.js';
+import { ALL_TIME, ALL_TIME_START } from './grains.js';
+import {
+  type Contributions,
+  extreme,
+  type MeasureKind,
+  type Measures,
+  type Rollup,
+  recentRowsFrom,
+} from './rollup.js';
 
 /** One row of a rollup table, named by its key. */
 export interface RollupKey<D extends string> {
@@ -107,8 +114,8 @@ export class RollupDeltas<D extends string, MS extends Measures> {
    * them older than recentRungsKeptFrom(`now`); the rungs kept for ever still count them.
    */
   sorted(now: number = Date.now()): DeltaRow<D>[] {
-    const recent = this.rollup.grains.slice(0, this.rollup.recentRungs ?? 0).map((grain) => grain.seconds);
-    const keptFrom = recent.length > 0 ? recentRungsKeptFrom(now) : Number.NEGATIVE_INFINITY;
+    const recent = this.rollup.grains.slice(0, this.rollup.recentRungs).map((grain) => grain.seconds);
+    const keptFrom = recentRowsFrom(this.rollup, now);
     const all = new Map<string, DeltaRow<D>>();
     const keep = (rows: ReadonlyMap<string, DeltaRow<D>>) => {
       for (const [id, row] of rows)

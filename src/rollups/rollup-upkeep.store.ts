@@ -5,7 +5,7 @@ import { DAY_GRAIN, recentRungsKeptFrom } from './grains.js';
 import type { AnyRollup } from './rollup.js';
 
 /** The rollups whose finest rungs are kept for recent buckets only. */
-const RECENT_RUNGS: readonly AnyRollup[] = [durations].filter((rollup) => (rollup.recentRungs ?? 0) > 0);
+const RECENT_RUNGS: readonly AnyRollup[] = [durations].filter((rollup) => rollup.recentRungs > 0);
 
 /** Rows deleted per statement: short transactions beside ingestion, which writes the same tables. */
 const BATCH = 5000;

@@ -10,7 +10,7 @@
 
 import type { Columns } from '../db/unnest-insert.js';
 import type { BinCounts } from './bin-counts.js';
-import { DEFAULT_LADDER, type Grain, ladderOf } from './grains.js';
+import { DEFAULT_LADDER, type Grain, ladderOf, recentRungsKeptFrom } from './grains.js';
 
 /** How a dimension is typed in SQL; its JavaScript value is always a string. */
 export type DimensionType = 'uuid' | 'text';
@@ -116,6 +116,7 @@ export interface RollupSpec<D extends string, MS extends Measures> {
 
 export interface Rollup<D extends string, MS extends Measures> extends RollupSpec<D, MS> {
   readonly grains: readonly Grain[];
+  readonly recentRungs: number;
   readonly dimensionNames: readonly D[];
   readonly measureNames: readonly (keyof MS & string)[];
 }
@@ -130,14 +131,23 @@ export type MeasureValues<MS extends Measures> = { [K in keyof MS]: MeasureValue
 
 export function defineRollup<D extends string, MS extends Measures>(spec: RollupSpec<D, MS>): Rollup<D, MS> {
   const grains = ladderOf(spec.grains ?? DEFAULT_LADDER);
-  if ((spec.recentRungs ?? 0) >= grains.length)
-    throw new Error('a rollup keeps at least its coarsest rung for ever');
+  const recentRungs = spec.recentRungs ?? 0;
+  if (recentRungs >= grains.length) throw new Error('a rollup keeps at least its coarsest rung for ever');
   return Object.freeze({
     ...spec,
     grains,
+    recentRungs,
     dimensionNames: Object.keys(spec.dimensions) as D[],
     measureNames: Object.keys(spec.measures) as (keyof MS & string)[],
   });
+}
+
+/**
+ * The first bucket that `rollup`'s recent-only rungs (RollupSpec.recentRungs) keep at `now`
+ * (grains.ts, recentRungsKeptFrom); minus infinity when it keeps every rung for ever.
+ */
+export function recentRowsFrom(rollup: Pick<AnyRollup, 'recentRungs'>, now: number): number {
+  return rollup.recentRungs > 0 ? recentRungsKeptFrom(now) : Number.NEGATIVE_INFINITY;
 }
 
 /** A rollup table's columns with their types: the key, then the measures. */

@@ -106,12 +106,12 @@ export function splitWindow(window: TimeWindow, grains: readonly Grain[]): Windo
  * raw piece.
  */
 export function coverWindow(
-  rollup: { readonly grains: readonly Grain[]; readonly recentRungs?: number | undefined },
+  rollup: { readonly grains: readonly Grain[]; readonly recentRungs: number },
   window: TimeWindow,
   now: number = Date.now(),
 ): WindowPiece[] {
   const { grains } = rollup;
-  const recent = rollup.recentRungs ?? 0;
+  const recent = rollup.recentRungs;
   if (recent === 0) return splitWindow(window, grains);
   const cut = recentRungsFrom(now);
   const older = grains.slice(recent);
