@@ -5,7 +5,7 @@ import { queueAlertsOnIngest, startAlerts } from './alerts/index.js';
 import type { Config } from './config.js';
 import { registerConsoleRoutes } from './console/index.js';
 import type { Database } from './db/database.js';
-import { openDatabase, openReadRouter } from './db/open.js';
+import { openDatabase, openReadRouter, openUnlimited } from './db/open.js';
 import { PartitionMaintainer } from './db/partition-maintainer.js';
 import type { DatabaseStatus, ReadRouter } from './db/replicas/read-router.js';
 import { AppError, clientErrorKind, sendError } from './errors.js';
@@ -30,7 +30,7 @@ import { CredentialCache, credentialsChanged } from './modules/auth/credential-c
 import { KeyUsageRecorder } from './modules/auth/key-usage.js';
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './modules/auth/rate-limit.js';
 import { registerAdminRoutes } from './operator/operator.route.js';
-import { RecentRungsPruner } from './rollups/rollup-upkeep.store.js';
+import { RollupUpkeep } from './rollups/rollup-upkeep.store.js';
 import { WindowCache } from './rollups/window-cache.js';
 
 /**
@@ -155,11 +155,32 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     },
   );
   await partitions.start();
-  const rollupUpkeep = new RecentRungsPruner(db, config.partitions.maintenanceMs, ({ result, error }) => {
-    if (error) server.log.warn({ err: error }, 'rollup upkeep failed; retried at the next round');
-    if (result)
-      server.log.info({ deleted: result }, 'aged one-minute and five-minute duration rollups deleted');
-  });
+  const rollupUpkeep = new RollupUpkeep(
+    db,
+    {
+      everyMs: config.partitions.maintenanceMs,
+      compaction: config.partitions.rollupReindex,
+      // On PostgreSQL rebuilds run on a connection of their own, without the pool's statement
+      // time limit and holding the instances' lock; none without a URL to open one (a test's
+      // pool). None on the embedded database: a plain REINDEX would hold its one connection for
+      // seconds (the demo's month, just loaded at its first start), for a few megabytes.
+      compactionDb: () => {
+        if (db.kind !== 'postgres' || !config.databaseUrl) return undefined;
+        const connection = openUnlimited(config.databaseUrl, 'wfapi-upkeep');
+        return { db: connection, close: () => connection.close() };
+      },
+    },
+    ({ result, error }) => {
+      if (error) server.log.warn({ err: error }, 'rollup upkeep failed; retried at the next round');
+      if (result?.deleted)
+        server.log.info(
+          { deleted: result.deleted },
+          'aged one-minute and five-minute duration rollups deleted',
+        );
+      if (result && (result.rebuilt.length > 0 || result.dropped.length > 0))
+        server.log.info({ rebuilt: result.rebuilt, dropped: result.dropped }, 'rollup indexes rebuilt');
+    },
+  );
   rollupUpkeep.start();
   const credentials = new CredentialCache(db, config.authCacheMs, { now: options.now });
   const admit = keyAdmission({ config, rateLimiter, keyUsage, credentials, now: options.now ?? Date.now });

@@ -527,7 +527,12 @@ export const SETTINGS = {
       'WFAPI_PARTITION_MAINTENANCE_MS',
       3_600_000,
       [1000, 86_400_000],
-      "how often the server creates the months' partitions ahead, moves rows out of the DEFAULT partition, applies retention and deletes the one-minute duration rollups older than eight days (also once at start)",
+      "how often the server creates the months' partitions ahead, moves rows out of the DEFAULT partition, applies retention, deletes the one-minute and five-minute duration rollups older than nine days and rebuilds the rollup indexes grown far past their compact size (also once at start)",
+    ),
+    rollupReindex: onOff(
+      'WFAPI_ROLLUP_REINDEX',
+      'on',
+      'rebuild a rollup index with `REINDEX CONCURRENTLY` once it takes 1.4 times the size of its entries written compactly and at least 16 MiB, at the maintenance interval, one instance at a time (PostgreSQL only; docs/operators.md)',
     ),
   },
   events: {

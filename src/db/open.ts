@@ -21,14 +21,16 @@ export async function openDatabase(config: Config, steps: MigrationSteps): Promi
   // Migrations run on a connection of their own, without the request time limit that bounds
   // every statement of the pool: rewriting a large table (migration 0014 took 34 s at a million
   // executions) or recounting the rollups outlasts any sensible request.
-  const migrator = openPostgres(config.databaseUrl, {
-    poolSize: 1,
-    statementTimeoutMs: 0,
-    applicationName: 'wfapi-migrate',
-  });
-  await (await migrated(migrator, steps)).close();
+  await (await migrated(openUnlimited(config.databaseUrl, 'wfapi-migrate'), steps)).close();
   return openPostgres(config.databaseUrl, postgresOptions(config));
 }
+
+/**
+ * One PostgreSQL connection without the request time limit of the pool's statements, for
+ * maintenance that outlasts any request: migrations, rollup index rebuilds.
+ */
+export const openUnlimited = (url: string, applicationName: string): Database =>
+  openPostgres(url, { poolSize: 1, statementTimeoutMs: 0, preparedStatements: false, applicationName });
 
 /**
  * The router of `/graphql` reads over `primary` and the configured replicas (none: every read

@@ -3,6 +3,7 @@ import { Recurring, type RoundOutcome } from '../lib/recurring.js';
 import { durations } from './durations.rollup.js';
 import { DAY_GRAIN, recentRungsKeptFrom } from './grains.js';
 import type { AnyRollup } from './rollup.js';
+import { type CompactionRound, compactRollupIndexes } from './rollup-compaction.store.js';
 
 /** The rollups whose finest rungs are kept for recent buckets only. */
 const RECENT_RUNGS: readonly AnyRollup[] = [durations].filter((rollup) => rollup.recentRungs > 0);
@@ -59,18 +60,51 @@ export async function pruneRecentRungs(
   return deleted;
 }
 
+/** What one round of rollup upkeep did. */
+export interface UpkeepRound extends CompactionRound {
+  /** Aged rows of recent-only rungs deleted. */
+  readonly deleted: number;
+}
+
 /**
- * Runs pruneRecentRungs every `everyMs`, the first round at once but in the background: after an
- * upgrade that round may delete millions of rows, and the server answers meanwhile. A failed
- * round is reported and tried again next time; `stop` ends a round between two batches.
+ * The rollups' upkeep every `everyMs`, the first round at once but in the background (after an
+ * upgrade that round may delete millions of rows, and the server answers meanwhile): the aged rows
+ * of recent-only rungs deleted (pruneRecentRungs), then each rollup index grown far past its
+ * compact size rebuilt (compactRollupIndexes), unless `compaction` is off. `compactionDb` opens
+ * the database the rebuilds run on (one connection, no statement time limit; none: no rebuilds),
+ * and closes it after the round.
+ * A failed round is reported and tried again next time; `stop` ends a round between two batches or
+ * two indexes.
  */
-export class RecentRungsPruner {
-  private readonly rounds: Recurring<number>;
+export class RollupUpkeep {
+  private readonly rounds: Recurring<UpkeepRound>;
   private stopping = false;
 
-  /** `report` gets each round's outcome: the rows it deleted, or its error. */
-  constructor(db: Database, everyMs: number, report: (outcome: RoundOutcome<number>) => void) {
-    this.rounds = new Recurring(everyMs, () => pruneRecentRungs(db, Date.now(), () => this.stopping), report);
+  /** `report` gets each round's outcome: what it deleted and rebuilt, or its error. */
+  constructor(
+    db: Database,
+    options: {
+      readonly everyMs: number;
+      readonly compaction: boolean;
+      readonly compactionDb: () => { readonly db: Database; readonly close: () => Promise<void> } | undefined;
+    },
+    report: (outcome: RoundOutcome<UpkeepRound>) => void,
+  ) {
+    const stopped = () => this.stopping;
+    this.rounds = new Recurring(
+      options.everyMs,
+      async () => {
+        const deleted = await pruneRecentRungs(db, Date.now(), stopped);
+        const compaction = options.compaction && !stopped() ? options.compactionDb() : undefined;
+        if (!compaction) return { deleted, rebuilt: [], dropped: [] };
+        try {
+          return { deleted, ...(await compactRollupIndexes(compaction.db, { stopped })) };
+        } finally {
+          await compaction.close();
+        }
+      },
+      report,
+    );
   }
 
   start(): void {
