@@ -28,8 +28,8 @@ const PAGE = 8192;
 const LEAF_ROOM = PAGE - 24 - 16;
 /** A btree's leaf fillfactor when it is built (PostgreSQL's default, 90). */
 const BUILD_FILL = 0.9;
-/** Inner pages over the leaves: one for every hundred or so leaves, and the metapage. */
-const INNER_SHARE = 1.01;
+/** Inner pages over the leaves: about one for every hundred leaves, at least the root. */
+const innerPages = (leaves: number) => (leaves > 1 ? Math.ceil(leaves / 100) : 0);
 
 const ALIGNMENT: Readonly<Record<string, number>> = { c: 1, s: 2, i: 4, d: 8 };
 const alignUp = (offset: number, to: number) => Math.ceil(offset / to) * to;
@@ -112,7 +112,8 @@ export async function indexFill(
         index: row.index,
         table: row.table,
         bytes: row.bytes,
-        compactBytes: Math.ceil(leaves * INNER_SHARE) * PAGE,
+        // The leaves, the inner pages over them and the metapage.
+        compactBytes: (leaves + innerPages(leaves) + 1) * PAGE,
       },
     ];
   });
