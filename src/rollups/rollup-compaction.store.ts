@@ -178,7 +178,9 @@ export async function compactRollupIndexes(
     }
     return { rebuilt, dropped };
   } finally {
-    if (concurrent) await db.query('select pg_advisory_unlock($1)', [COMPACTION_LOCK]);
+    // A failed unlock (the connection lost) must not hide the round's own error: closing the
+    // connection, as its opener does after the round, releases the lock anyway.
+    if (concurrent) await db.query('select pg_advisory_unlock($1)', [COMPACTION_LOCK]).catch(() => {});
   }
 }
 
