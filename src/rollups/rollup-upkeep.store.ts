@@ -5,6 +5,9 @@ import { DAY_GRAIN, recentRungsKeptFrom } from './grains.js';
 import type { AnyRollup } from './rollup.js';
 import { type CompactionRound, compactRollupIndexes } from './rollup-compaction.store.js';
 
+/** PostgreSQL's query_canceled: a statement pg_cancel_backend stopped. */
+const QUERY_CANCELED = '57014';
+
 /** The rollups whose finest rungs are kept for recent buckets only. */
 const RECENT_RUNGS: readonly AnyRollup[] = [durations].filter((rollup) => rollup.recentRungs > 0);
 
@@ -74,19 +77,23 @@ export interface UpkeepRound extends CompactionRound {
  * the database the rebuilds run on (one connection, no statement time limit; none: no rebuilds),
  * and closes it after the round.
  * A failed round is reported and tried again next time; `stop` ends a round between two batches or
- * two indexes.
+ * two indexes, and cancels a rebuild under way on PostgreSQL (its leftover is dropped next time).
  */
 export class RollupUpkeep {
   private readonly rounds: Recurring<UpkeepRound>;
   private stopping = false;
+  /** The backend of the rebuilds' connection while a round uses it (PostgreSQL), for `stop` to cancel. */
+  private rebuilder: number | undefined;
 
   /** `report` gets each round's outcome: what it deleted and rebuilt, or its error. */
   constructor(
-    db: Database,
+    private readonly db: Database,
     options: {
       readonly everyMs: number;
       readonly compaction: boolean;
       readonly compactionDb: () => { readonly db: Database; readonly close: () => Promise<void> } | undefined;
+      /** The smallest index rebuilt (REBUILD_MIN_BYTES unless given). */
+      readonly compactionMinBytes?: number;
     },
     report: (outcome: RoundOutcome<UpkeepRound>) => void,
   ) {
@@ -98,8 +105,22 @@ export class RollupUpkeep {
         const compaction = options.compaction && !stopped() ? options.compactionDb() : undefined;
         if (!compaction) return { deleted, rebuilt: [], dropped: [] };
         try {
-          return { deleted, ...(await compactRollupIndexes(compaction.db, { stopped })) };
+          if (compaction.db.kind === 'postgres') {
+            const [backend] = await compaction.db.query<{ pid: number }>('select pg_backend_pid() as pid');
+            this.rebuilder = backend!.pid;
+          }
+          const round = await compactRollupIndexes(compaction.db, {
+            stopped,
+            minBytes: options.compactionMinBytes,
+          });
+          return { deleted, ...round };
+        } catch (error) {
+          // A rebuild `stop` cancelled ends the round; the next drops what it left.
+          if (stopped() && (error as { code?: string }).code === QUERY_CANCELED)
+            return { deleted, rebuilt: [], dropped: [] };
+          throw error;
         } finally {
+          this.rebuilder = undefined;
           await compaction.close();
         }
       },
@@ -111,8 +132,11 @@ export class RollupUpkeep {
     void this.rounds.start();
   }
 
-  stop(): Promise<void> {
+  /** Ends the schedule; a rebuild under way is cancelled, not waited for (a large index takes minutes). */
+  async stop(): Promise<void> {
     this.stopping = true;
-    return this.rounds.stop();
+    if (this.rebuilder !== undefined)
+      await this.db.query('select pg_cancel_backend($1)', [this.rebuilder]).catch(() => {});
+    await this.rounds.stop();
   }
 }

@@ -12,6 +12,8 @@ import {
   needsRebuild,
   REBUILD_RATIO,
 } from '../../src/rollups/rollup-compaction.store.js';
+import { RollupUpkeep, type UpkeepRound } from '../../src/rollups/rollup-upkeep.store.js';
+import type { RoundOutcome } from '../../src/lib/recurring.js';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../harness/database.js';
 import { createTenant, event, execution, ingest, type Tenant, workflow } from '../harness/fixtures.js';
 import { startServer } from '../harness/server.js';
@@ -219,6 +221,67 @@ describe('the rollup indexes, rebuilt when they have grown far past their compac
       ['workflows_org_ccnew'],
     );
     await database.db.query('drop index workflows_org_ccnew');
+  });
+
+  it('cancels a rebuild under way when upkeep stops, and the next round drops what it left', {
+    skip: noConcurrency(),
+  }, async () => {
+    await bloat();
+    // Another session holds the table in the mode a concurrent rebuild needs: the rebuild waits.
+    const blocker = openPostgres(database.url!, { poolSize: 1, statementTimeoutMs: 0 });
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let locked = () => {};
+    const isLocked = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const holding = blocker.transaction(async (tx) => {
+      await tx.query('lock table duration_rollups in share update exclusive mode');
+      locked();
+      await held;
+    });
+    await isLocked;
+    const outcomes: Array<RoundOutcome<UpkeepRound>> = [];
+    const upkeep = new RollupUpkeep(
+      database.db,
+      {
+        everyMs: 3_600_000,
+        compaction: true,
+        compactionDb: () => {
+          const connection = openUnlimited(database.url!, 'wfapi-test-upkeep');
+          return { db: connection, close: () => connection.close() };
+        },
+        compactionMinBytes: 0,
+      },
+      (outcome) => outcomes.push(outcome),
+    );
+    try {
+      upkeep.start();
+      // The rebuild waits for the lock.
+      for (;;) {
+        const [waiting] = await database.db.query<{ n: number }>(
+          `select count(*)::int as n from pg_stat_activity
+           where query ilike 'reindex index concurrently%' and wait_event_type = 'Lock'`,
+        );
+        if (waiting!.n > 0) break;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await upkeep.stop();
+      assert.equal(outcomes.length, 1);
+      assert.equal(outcomes[0]!.error, undefined);
+      assert.deepEqual(outcomes[0]!.result!.rebuilt, []);
+    } finally {
+      release();
+      await holding;
+      await blocker.close();
+    }
+    // The index is as it was, and whatever the cancelled rebuild left is dropped by the next round.
+    const round = await compactRollupIndexes(await unlimitedDb(), { minBytes: 0 });
+    assert.ok(round.rebuilt.some((r) => r.index === 'duration_rollups_pkey'));
+    const invalid = await database.db.query('select 1 from pg_index where not indisvalid');
+    assert.equal(invalid.length, 0);
   });
 
   /** The database the server's upkeep gives the rebuilds: on PostgreSQL one connection of its own. */
