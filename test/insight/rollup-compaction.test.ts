@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { openUnlimited } from '../../src/db/open.js';
 import { openPostgres } from '../../src/db/postgres.js';
+import type { RoundOutcome } from '../../src/lib/recurring.js';
 import {
   COMPACTION_LOCK,
   compactRollupIndexes,
@@ -13,7 +14,6 @@ import {
   REBUILD_RATIO,
 } from '../../src/rollups/rollup-compaction.store.js';
 import { RollupUpkeep, type UpkeepRound } from '../../src/rollups/rollup-upkeep.store.js';
-import type { RoundOutcome } from '../../src/lib/recurring.js';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../harness/database.js';
 import { createTenant, event, execution, ingest, type Tenant, workflow } from '../harness/fixtures.js';
 import { startServer } from '../harness/server.js';
