@@ -10,7 +10,6 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { openUnlimited } from '../src/db/open.js';
 import { compactRollupIndexes, indexFill, ROLLUP_TABLES } from '../src/rollups/rollup-compaction.store.js';
 import { commandLine } from './lib/command-line.js';
@@ -25,8 +24,8 @@ const { values: args } = parseArgs({
 });
 
 const url = withDatabase(args['pg-url']!, `wfapi_bench_${Number(args.executions)}`);
-const client = new pg.Client({ connectionString: url });
-await client.connect();
+// One connection without a statement time limit, as the server's upkeep uses for its rebuilds.
+const db = openUnlimited(url, 'wfapi-bench-storage');
 const mb = (bytes: number) => (bytes / 1e6).toLocaleString('en-US', { maximumFractionDigits: 1 });
 const lines: string[] = [`# ${commandLine('node --import tsx bench/rollup-storage.ts')}`, ''];
 const say = (line = '') => {
@@ -34,18 +33,16 @@ const say = (line = '') => {
   lines.push(line);
 };
 
-const { rows: settings } = await client.query<{ autovacuum: string }>(
-  "select current_setting('autovacuum') as autovacuum",
-);
+const settings = await db.query<{ autovacuum: string }>("select current_setting('autovacuum') as autovacuum");
 say(`${new Date().toISOString()}, ${url.replace(/\/\/[^@]*@/, '//')}, autovacuum ${settings[0]!.autovacuum}`);
 
 async function report(title: string): Promise<void> {
-  const { rows } = await client.query<{ name: string; heap: string; indexes: string }>(
+  const rows = await db.query<{ name: string; heap: number; indexes: number }>(
     `select relname as name, pg_table_size(oid) as heap, pg_indexes_size(oid) as indexes
      from pg_class where relname = any($1::text[]) and relkind = 'r' order by relname`,
     [ROLLUP_TABLES],
   );
-  const { rows: raw } = await client.query<{ bytes: string }>(
+  const raw = await db.query<{ bytes: number }>(
     `select sum(pg_total_relation_size(i.inhrelid)) as bytes from pg_inherits i
      where i.inhparent = 'executions'::regclass`,
   );
@@ -75,7 +72,6 @@ async function report(title: string): Promise<void> {
   }
 }
 
-const db = openUnlimited(url, 'wfapi-bench-storage');
 await report('Now');
 if (args.rebuild) {
   const started = performance.now();
@@ -88,7 +84,6 @@ if (args.rebuild) {
   await report('After the rebuild round');
 }
 await db.close();
-await client.end();
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
 writeFileSync(
   new URL(`./results/rollup-storage-${Number(args.executions)}.md`, import.meta.url),

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { openUnlimited } from '../../src/db/open.js';
-import { openPostgres } from '../../src/db/postgres.js';
 import type { RoundOutcome } from '../../src/lib/recurring.js';
 import {
   COMPACTION_LOCK,
@@ -12,6 +11,7 @@ import {
   indexFill,
   needsRebuild,
   REBUILD_RATIO,
+  ROLLUP_TABLES,
 } from '../../src/rollups/rollup-compaction.store.js';
 import { RollupUpkeep, type UpkeepRound } from '../../src/rollups/rollup-upkeep.store.js';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../harness/database.js';
@@ -125,7 +125,7 @@ describe('the rollup indexes, rebuilt when they have grown far past their compac
 
   /** Every rollup row rewritten in one statement, as ingestion's non-HOT updates do: the index splits. */
   const bloat = async () => {
-    for (const table of ['duration_rollups', 'error_group_rollups', 'execution_rollups']) {
+    for (const table of ROLLUP_TABLES) {
       await database.db.query(`update ${table} set organization_id = organization_id`);
       await database.db.query(`vacuum analyze ${table}`);
     }
@@ -182,7 +182,7 @@ describe('the rollup indexes, rebuilt when they have grown far past their compac
   it('skips the round while another instance holds the rebuilds’ lock', {
     skip: noConcurrency(),
   }, async () => {
-    const other = openPostgres(database.url!, { poolSize: 1, statementTimeoutMs: 0 });
+    const other = openUnlimited(database.url!, 'wfapi-test-other');
     try {
       await other.query('select pg_advisory_lock($1)', [COMPACTION_LOCK]);
       const fills = await indexFill(database.db);
@@ -228,21 +228,10 @@ describe('the rollup indexes, rebuilt when they have grown far past their compac
   }, async () => {
     await bloat();
     // Another session holds the table in the mode a concurrent rebuild needs: the rebuild waits.
-    const blocker = openPostgres(database.url!, { poolSize: 1, statementTimeoutMs: 0 });
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let locked = () => {};
-    const isLocked = new Promise<void>((resolve) => {
-      locked = resolve;
-    });
-    const holding = blocker.transaction(async (tx) => {
-      await tx.query('lock table duration_rollups in share update exclusive mode');
-      locked();
-      await held;
-    });
-    await isLocked;
+    // (One connection: its transaction spans the statements below.)
+    const blocker = openUnlimited(database.url!, 'wfapi-test-blocker');
+    await blocker.query('begin');
+    await blocker.query('lock table duration_rollups in share update exclusive mode');
     const outcomes: Array<RoundOutcome<UpkeepRound>> = [];
     const upkeep = new RollupUpkeep(
       database.db,
@@ -273,8 +262,7 @@ describe('the rollup indexes, rebuilt when they have grown far past their compac
       assert.equal(outcomes[0]!.error, undefined);
       assert.deepEqual(outcomes[0]!.result!.rebuilt, []);
     } finally {
-      release();
-      await holding;
+      await blocker.query('rollback');
       await blocker.close();
     }
     // The index is as it was, and whatever the cancelled rebuild left is dropped by the next round.
