@@ -50,6 +50,7 @@ export function requestVariables(q: MixQuery, facts: DatasetFacts): NextVariable
 }
 
 const DAY = 86_400_000;
+const HOUR = 3_600_000;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 const WORKFLOW_FIELDS = `uuid name status workflowId ownerAddress registeredAt executedAt executionCount
@@ -243,8 +244,32 @@ const TWO_WEEKS_BACK = ['durations 24h, organization', 'capability stats 24h, or
   },
 );
 
+/**
+ * A search over the last hour, a new window each request: an incident's first question. Its work
+ * should follow its hour, not the days the hour lies in.
+ */
+const LAST_HOUR: MixQuery = {
+  name: 'log search 1h, a new window each request',
+  p99TargetMs: 200,
+  query: LOG_SEARCH,
+  variables: (f) => ({
+    input: {
+      query: f.insight?.logTerm,
+      from: iso(f.now.getTime() - HOUR),
+      to: iso(f.now.getTime()),
+      page: { size: 20 },
+    },
+  }),
+  moving: true,
+};
+
 /** The insight queries (contract section 5): p99 under 50 ms, log search under 200 ms. */
-export const INSIGHT_MIX: readonly MixQuery[] = [...NAMED_WINDOWS, ...ASKED_ONCE, ...TWO_WEEKS_BACK];
+export const INSIGHT_MIX: readonly MixQuery[] = [
+  ...NAMED_WINDOWS,
+  ...ASKED_ONCE,
+  LAST_HOUR,
+  ...TWO_WEEKS_BACK,
+];
 
 /** Section 7's verdicts: deployments judged, the anomalies of a day, the organization's service levels. */
 export const VERDICT_MIX: readonly MixQuery[] = [
