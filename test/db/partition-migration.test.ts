@@ -228,11 +228,9 @@ describe('the partitioning migration (0006)', () => {
     // This checkout's list count reads where retention starts (0006's raw_retention, empty until
     // retention runs): an empty stand-in lets it read the schema before 0006 as that version did.
     await db.query('create table raw_retention (kept_from timestamptz not null)');
-    // Its log search asks for lines by day (0007's wfapi_log_day): the same function stands in.
-    await db.query(
-      `create function wfapi_log_day(timestamptz) returns integer language sql immutable
-       as $$ select extract(day from $1 - timestamptz '1970-01-01 00:00:00+00')::integer $$`,
-    );
+    // Its log search asks for lines by day and hour (0018's wfapi_log_spans, the migration's first
+    // statement): the same function stands in.
+    await db.query(splitStatements(all.find((m) => m.version.startsWith('0018'))!.sql!)[0]!);
     // Its executions list reads which workflows an organization awaits (0013's awaited_workflows):
     // the table, filled from the rows as that migration fills it, stands in.
     for (const statement of splitStatements(all.find((m) => m.version.startsWith('0013'))!.sql!))
@@ -248,7 +246,7 @@ describe('the partitioning migration (0006)', () => {
     for (const table of ['executions_default', 'execution_events_default'])
       await db.query(`drop table ${table}`);
     await db.query('drop table raw_retention');
-    await db.query('drop function wfapi_log_day(timestamptz)');
+    await db.query('drop function wfapi_log_spans(timestamptz)');
     await db.query('drop table awaited_workflows');
     assert.equal((before.acmeFar as { data: { oldLogs: { data: unknown[] } } }).data.oldLogs.data.length, 3);
     assert.equal((before.globexFar as { data: { old: { data: unknown } } }).data.old.data, null);

@@ -9,6 +9,8 @@ import { DAY, HOUR, iso, MINUTE, SECOND, timeText } from './reference.js';
 const SEARCH = `query ($input: SearchExecutionLogsInput!) { searchExecutionLogs(input: $input) {
   count countIsExact data { workflowExecutionUUID workflowUUID workflowName nodeID timestamp message } } }`;
 
+const COUNT = `query ($input: SearchExecutionLogsInput!) { searchExecutionLogs(input: $input) { count countIsExact } }`;
+
 const T0 = Date.parse('2026-08-01T12:00:00Z');
 const WINDOW = { from: iso(T0 - HOUR), to: iso(T0 + 10 * HOUR) };
 
@@ -249,7 +251,7 @@ describe('searchExecutionLogs', () => {
     assert.equal(dayLater.count, 5);
   });
 
-  it('finds the lines of every day a window covers: across midnight UTC, from before 1970, and in windows of more than 32 days', async () => {
+  it('finds the lines of every day and hour a window covers: across midnight UTC and the hour, from before 1970, and in windows of more than 32 days', async () => {
     const t = await createTenant(ctx.db);
     const wf = workflow(t.organizationId);
     const run = execution(t.organizationId, wf.uuid as string, { startedAt: iso(T0 - 60 * DAY) });
@@ -264,6 +266,10 @@ describe('searchExecutionLogs', () => {
       epoch,
       epoch + 1,
       epoch + DAY,
+      midnight + 5 * HOUR - 1,
+      midnight + 5 * HOUR,
+      epoch + HOUR - 1,
+      epoch + HOUR,
     ];
     await ingest(ctx.db, [
       wf,
@@ -283,6 +289,19 @@ describe('searchExecutionLogs', () => {
       [epoch - DAY - 1, epoch],
       [epoch - 1, epoch + DAY],
       [epoch - 2 * DAY, epoch + 40 * DAY],
+      // Hours: a window within one, one ending or starting on an hour's first instant, days
+      // touched in part on both sides, and a day touched in each of its hours but not whole.
+      [midnight + 5 * HOUR - 1, midnight + 5 * HOUR - 1],
+      [midnight + 5 * HOUR, midnight + 5 * HOUR],
+      [midnight + 4 * HOUR, midnight + 5 * HOUR - 1],
+      [midnight + 4 * HOUR, midnight + 5 * HOUR],
+      [midnight + 5 * HOUR, midnight + 6 * HOUR],
+      [midnight - 30 * MINUTE, midnight + 5 * HOUR],
+      [midnight - DAY + 1, midnight + 1],
+      [midnight - 23 * HOUR, midnight + 5 * HOUR - 1],
+      [epoch - HOUR, epoch + HOUR - 1],
+      [epoch + HOUR, epoch + HOUR],
+      [epoch - 2 * HOUR - 1, epoch],
     ];
     for (const [from, to] of windows) {
       const inside = times.flatMap((at, i) => (at >= from && at <= to ? [`day line ${i}`] : []));
@@ -361,10 +380,23 @@ describe('searchExecutionLogs', () => {
     );
   });
 
-  it('counts exactly up to 10,000 matches, then 10,000 with countIsExact false, and ends pages there', async () => {
+  it('counts exactly up to 10,000 matches, then 10,000 with countIsExact false, and ends pages there, with more matching lines of an execution not stored read first', async () => {
     const t = await createTenant(ctx.db);
     const wf = workflow(t.organizationId);
     const runs = [0, 1].map(() => execution(t.organizationId, wf.uuid as string, { startedAt: iso(T0) }));
+    // 3,000 matching lines of an execution never stored, stored first: a search that counts the
+    // lines it reads first and looks up their executions afterwards finds 7,001 visible among the
+    // first 10,001, and must read on to count exactly.
+    const unseen = execution(t.organizationId, wf.uuid as string, { startedAt: iso(T0) });
+    await ingest(
+      ctx.db,
+      Array.from({ length: 3000 }, (_, i) =>
+        log(t.organizationId, unseen.uuid as string, {
+          message: `needle unseen ${i}`,
+          timestamp: iso(T0 + i * SECOND),
+        }),
+      ),
+    );
     await ingest(ctx.db, [wf, ...runs]);
     // 10,001 matching lines a second apart (and some that do not match), in a few large batches.
     const total = 10_001;
@@ -396,6 +428,16 @@ describe('searchExecutionLogs', () => {
     assert.deepEqual([exact.count, exact.countIsExact], [10_000, true]);
     const below = await search(t.key, { query: 'needle', from: iso(T0 + SECOND), to: iso(last - 1) });
     assert.deepEqual([below.count, below.countIsExact], [9_999, true]);
+    // The same counts asked for alone.
+    for (const [to, count, countIsExact] of [
+      [last, 10_000, false],
+      [last - 1, 10_000, true],
+    ] as const) {
+      const alone = dataOf(
+        await ctx.server.gql(t.key, COUNT, { input: { query: 'needle', from, to: iso(to) } }),
+      );
+      assert.deepEqual(alone.searchExecutionLogs, { count, countIsExact });
+    }
 
     // The last page ends at the 10,000th match; a page past it is refused.
     const lastPage = await search(t.key, {

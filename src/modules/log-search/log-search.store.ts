@@ -1,4 +1,5 @@
 import { genericPlan, type Queryable } from '../../db/database.js';
+import { DAY, HOUR } from '../../lib/time.js';
 import type { Paging } from '../shared/paging.js';
 
 export interface LogSearch {
@@ -19,9 +20,13 @@ export interface LogMatchRow {
   message: string;
 }
 
-/** Windows of up to this many days ask the index for each of their days; longer ones for the range. */
-const DAYS_ASKED_ONE_BY_ONE = 32;
-const DAY_MS = 86_400_000;
+/**
+ * Windows of up to this many days name their days and hours to the index; longer ones name none
+ * and are read by their trigrams alone, bounded by the window afterwards.
+ */
+const DAYS_NAMED = 400;
+/** What migration 0018's `wfapi_log_spans` adds to an hour to keep it apart from the days. */
+const HOUR_SPAN = 10_000_000_000;
 
 /**
  * A match as a kept search holds it (log-search.loaders.ts): what orders it and finds its line
@@ -34,43 +39,91 @@ export type LogMatchKey = Pick<
   readonly line_hash: Uint8Array;
 };
 
-/** A row of the counted statement: the count, with a match or, past the last match, nulls. */
-type CountedRow = { n: number } & (LogMatchRow | { [K in keyof LogMatchRow]: null });
-
-/** A line's day as migration 0007's `wfapi_log_day` has it: whole days since 1970, toward zero. */
-const dayOf = (ms: number) => Math.trunc(ms / DAY_MS);
+/**
+ * A row of the counted statements: the visible matches counted, with a match or, past the last
+ * match, nulls; `lines`, when the statement reads lines before their executions, the lines read.
+ */
+type CountedRow = { n: number; lines?: number } & (LogMatchRow | { [K in keyof LogMatchRow]: null });
 
 /**
- * Lines of visible executions (their workflow stored) matching the search, bounded by time. The
- * index (migration 0007) keys each line by its day and its trigrams, so asking for the window's
- * days as well as the term reads only the window's matching lines, whatever the month holds; the
- * exact bounds then apply to those. Each day is asked for apart (GIN then skips the other days'
- * lines entry by entry), its number written into the statement: given them as a parameter, the
- * planner's generic plan leaves the days out of the index scan (it cannot tell how many there
- * are) and rechecks every matching line of the month. So a window's statement text names its
- * days: a few texts a day, and the driver prepares a bounded number of texts (db/postgres.ts).
- * A longer window asks for its range of days, which reads the range's index entries first.
- * The exact bounds are written `(...) is true` so that they only filter: as index conditions, a
- * prepared statement's generic plan intersected the day index with a scan of every line of the
- * window in (organization_id, timestamp), three times the work of the day index alone. With the
- * days in the text and the bounds as filters, the generic plan is the plan PostgreSQL picks for
- * any term, rare or common (checked with `EXPLAIN ANALYZE` on the copied million), so the
- * statements are marked for it: planned once per connection instead of 1.3 ms per request.
+ * The spans of migration 0018's `wfapi_log_spans` that hold every line of [from, to] (both ends
+ * inclusive): each day the window touches in all its hours, and the hours of each day it touches
+ * in part. Undefined past DAYS_NAMED days. Floors, as the function's: whole hours and days before
+ * 1970 too.
  */
-const matchesWhere = (days: string) => `
+export function spansOf(fromMs: number, toMs: number): number[] | undefined {
+  const [firstDay, lastDay] = [Math.floor(fromMs / DAY), Math.floor(toMs / DAY)];
+  if (lastDay - firstDay >= DAYS_NAMED) return undefined;
+  const [firstHour, lastHour] = [Math.floor(fromMs / HOUR), Math.floor(toMs / HOUR)];
+  const spans: number[] = [];
+  for (let day = firstDay; day <= lastDay; day++) {
+    const [from, to] = [Math.max(firstHour, day * 24), Math.min(lastHour, day * 24 + 23)];
+    if (to - from === 23) spans.push(day);
+    else for (let hour = from; hour <= to; hour++) spans.push(HOUR_SPAN + hour);
+  }
+  return spans;
+}
+
+/**
+ * The lines matching the search in its window. The index (migration 0018) keys each line by its
+ * day, its hour and its trigrams, so naming the window's spans as well as the term reads only the
+ * lines of those days and hours that hold the term, whatever the month holds; the exact bounds
+ * then apply to those. The spans are written into the statement: given as a parameter, the
+ * planner's generic plan cannot tell how many there are and leaves them out of the index scan
+ * (it would then recheck every matching line of the month). So a window's statement text names
+ * its spans: a few texts an hour, and the driver prepares a bounded number of texts
+ * (db/postgres.ts). The exact bounds are written `(...) is true` so that they only filter: as
+ * index conditions, a prepared statement's generic plan intersected the index with a scan of
+ * every line of the window in (organization_id, timestamp), three times the work of the spans
+ * alone. With the spans in the text and the bounds as filters, the generic plan is the plan
+ * PostgreSQL picks for any term, rare or common, so the statements are marked for it: planned
+ * once per connection instead of 1.3 ms per request.
+ */
+const linesWhere = (spans: string) => `
+  from execution_logs l
+  where l.organization_id = $1 and ${spans} and (l.timestamp >= $2 and l.timestamp <= $3) is true and l.message ilike $4
+    and ($6::text is null or l.node_id = $6)`;
+/** The matching lines of visible executions (their workflow stored): each line's execution looked up. */
+const matchesWhere = (spans: string) => `
   from execution_logs l
   join executions e on e.organization_id = l.organization_id and e.uuid = l.workflow_execution_uuid
   join workflows w on w.organization_id = e.organization_id and w.uuid = e.workflow_uuid
-  where l.organization_id = $1 and ${days} and (l.timestamp >= $2 and l.timestamp <= $3) is true and l.message ilike $4
+  where l.organization_id = $1 and ${spans} and (l.timestamp >= $2 and l.timestamp <= $3) is true and l.message ilike $4
     and ($5::uuid is null or e.workflow_uuid = $5) and ($6::text is null or l.node_id = $6)`;
 const MATCH_COLUMNS =
   'l.workflow_execution_uuid, e.workflow_uuid, w.name as workflow_name, l.node_id, l.timestamp, l.message';
-const statements = (matches: string) => ({
+/** A page of the matches kept in `m` (each with its workflow), with each line's message read back by its key. */
+const pageOfKept = `left join lateral (select * from m order by timestamp desc, workflow_execution_uuid, seq limit $7 offset $8) p on true
+   left join lateral (select t.message from execution_logs t
+     where t.organization_id = $1 and t.workflow_execution_uuid = p.workflow_execution_uuid
+       and t.line_hash = p.line_hash and t.timestamp = p.timestamp) t on true
+   order by p.timestamp desc, p.workflow_execution_uuid, p.seq`;
+/**
+ * The matching lines up to `cap` (read first, without their executions) as `lines`, and those of
+ * visible executions among them as `m`: each distinct execution of the lines looked up once, where
+ * a search's matches run several lines to an execution (four to one for the benchmark's term at
+ * ten million). Exact while fewer than `cap` lines were read, or when every one read is visible;
+ * the caller reads each line's execution otherwise (matchesWhere).
+ */
+const byExecution = (spans: string, cap: string) => `with lines as materialized (
+     select l.workflow_execution_uuid, l.line_hash, l.timestamp, l.seq, l.node_id ${linesWhere(spans)} limit ${cap}),
+   visible as materialized (
+     select e.uuid, e.workflow_uuid, w.name as workflow_name
+     from (select distinct workflow_execution_uuid from lines) d
+     join executions e on e.organization_id = $1 and e.uuid = d.workflow_execution_uuid
+     join workflows w on w.organization_id = $1 and w.uuid = e.workflow_uuid
+     where ($5::uuid is null or e.workflow_uuid = $5)),
+   m as (select lines.*, visible.workflow_uuid, visible.workflow_name
+     from lines join visible on visible.uuid = lines.workflow_execution_uuid)`;
+const statements = (spans: string) => ({
   page: genericPlan(`select ${MATCH_COLUMNS}
-   ${matches}
+   ${matchesWhere(spans)}
    order by l.timestamp desc, l.workflow_execution_uuid, l.seq
    limit $7 offset $8`),
-  count: genericPlan(`select count(*)::int as n from (select 1 ${matches} limit $7) m`),
+  count: genericPlan(`select count(*)::int as n from (select 1 ${matchesWhere(spans)} limit $7) m`),
+  /** The count as `count` has it, and the lines read (byExecution). */
+  countByExecution: genericPlan(`${byExecution(spans, '$7')}
+   select (select count(*)::int from m) as n, (select count(*)::int from lines) as lines`),
   /**
    * The count and the page from one reading of the matches, up to `cap` of them: the matches
    * are kept once (a materialized CTE; their order is the index's, not time's), counted, and
@@ -83,29 +136,36 @@ const statements = (matches: string) => ({
    */
   counted: genericPlan(`with m as materialized (
      select l.workflow_execution_uuid, l.line_hash, l.timestamp, l.seq, l.node_id, e.workflow_uuid, w.name as workflow_name
-     ${matches} limit $9)
+     ${matchesWhere(spans)} limit $9)
    select c.n, p.workflow_execution_uuid, p.workflow_uuid, p.workflow_name, p.node_id, p.timestamp, t.message
    from (select count(*)::int as n from m) c
-   left join lateral (select * from m order by timestamp desc, workflow_execution_uuid, seq limit $7 offset $8) p on true
-   left join lateral (select t.message from execution_logs t
-     where t.organization_id = $1 and t.workflow_execution_uuid = p.workflow_execution_uuid
-       and t.line_hash = p.line_hash and t.timestamp = p.timestamp) t on true
-   order by p.timestamp desc, p.workflow_execution_uuid, p.seq`),
+   ${pageOfKept}`),
+  /** The same from the lines read first (byExecution), with the lines read. */
+  countedByExecution: genericPlan(`${byExecution(spans, '$9')}
+   select c.n, c.lines, p.workflow_execution_uuid, p.workflow_uuid, p.workflow_name, p.node_id, p.timestamp, t.message
+   from (select (select count(*)::int from m) as n, (select count(*)::int from lines) as lines) c
+   ${pageOfKept}`),
   /** Every match's key, in the order of pages, up to `cap` ($7). */
   keys: genericPlan(`select l.workflow_execution_uuid, e.workflow_uuid, l.node_id, l.timestamp, l.line_hash
-   ${matches}
+   ${matchesWhere(spans)}
    order by l.timestamp desc, l.workflow_execution_uuid, l.seq
    limit $7`),
 });
-const BY_RANGE = statements(
-  matchesWhere('wfapi_log_day(l.timestamp) between wfapi_log_day($2) and wfapi_log_day($3)'),
-);
 const statementsFor = (search: LogSearch) => {
-  const [first, last] = [dayOf(search.from.getTime()), dayOf(search.to.getTime())];
-  if (last - first >= DAYS_ASKED_ONE_BY_ONE) return BY_RANGE;
-  const days = Array.from({ length: last - first + 1 }, (_, i) => first + i);
-  return statements(matchesWhere(`wfapi_log_day(l.timestamp) = any('{${days.join(',')}}'::int[])`));
+  const spans = spansOf(search.from.getTime(), search.to.getTime());
+  return statements(
+    spans === undefined ? 'true' : `wfapi_log_spans(l.timestamp) && '{${spans.join(',')}}'::bigint[]`,
+  );
 };
+
+/**
+ * Whether the lines read first, each distinct execution looked up once (byExecution), give the
+ * answer: not for one workflow's lines, which may be few among the lines read.
+ */
+const readsByExecution = (search: LogSearch) => search.workflowUuid === null;
+/** Whether a byExecution answer is exact: every line was read, or every line read is visible. */
+const exact = (row: { n: number; lines?: number } | undefined, cap: number) =>
+  row === undefined || row.lines === undefined || row.lines < cap || row.n >= cap;
 
 const params = (organizationId: string, search: LogSearch) => [
   organizationId,
@@ -140,17 +200,20 @@ export async function searchLogsCounted(
   paging: Paging,
   cap: number,
 ): Promise<{ count: number; page: LogMatchRow[] | undefined }> {
-  const rows = await db.query<CountedRow>(statementsFor(search).counted, [
-    ...params(organizationId, search),
-    paging.limit,
-    paging.offset,
-    cap,
-  ]);
+  const statements = statementsFor(search);
+  const values = [...params(organizationId, search), paging.limit, paging.offset, cap];
+  let rows = readsByExecution(search)
+    ? await db.query<CountedRow>(statements.countedByExecution, values)
+    : [];
+  if (rows.length === 0 || !exact(rows[0], cap))
+    rows = await db.query<CountedRow>(statements.counted, values);
   const count = rows[0]?.n ?? 0;
   if (count >= cap) return { count, page: undefined };
   return {
     count,
-    page: rows.flatMap(({ n: _n, ...row }) => (row.workflow_execution_uuid === null ? [] : [row])),
+    page: rows.flatMap(({ n: _n, lines: _lines, ...row }) =>
+      row.workflow_execution_uuid === null ? [] : [row],
+    ),
   };
 }
 
@@ -200,9 +263,12 @@ export async function countLogMatches(
   search: LogSearch,
   cap: number,
 ): Promise<number> {
-  const [row] = await db.query<{ n: number }>(statementsFor(search).count, [
-    ...params(organizationId, search),
-    cap,
-  ]);
+  const statements = statementsFor(search);
+  const values = [...params(organizationId, search), cap];
+  if (readsByExecution(search)) {
+    const [row] = await db.query<{ n: number; lines: number }>(statements.countByExecution, values);
+    if (exact(row, cap)) return row?.n ?? 0;
+  }
+  const [row] = await db.query<{ n: number }>(statements.count, values);
   return row?.n ?? 0;
 }
