@@ -92,29 +92,29 @@ const matchesWhere = (spans: string) => `
     and ($5::uuid is null or e.workflow_uuid = $5) and ($6::text is null or l.node_id = $6)`;
 const MATCH_COLUMNS =
   'l.workflow_execution_uuid, e.workflow_uuid, w.name as workflow_name, l.node_id, l.timestamp, l.message';
-/** A page of the matches kept in `m` (each with its workflow), with each line's message read back by its key. */
-const pageOfKept = `left join lateral (select * from m order by timestamp desc, workflow_execution_uuid, seq limit $7 offset $8) p on true
-   left join lateral (select t.message from execution_logs t
+/** Each line of page `p` with its message, read back by its key; the page in order. */
+const WITH_MESSAGES = `left join lateral (select t.message from execution_logs t
      where t.organization_id = $1 and t.workflow_execution_uuid = p.workflow_execution_uuid
        and t.line_hash = p.line_hash and t.timestamp = p.timestamp) t on true
    order by p.timestamp desc, p.workflow_execution_uuid, p.seq`;
 /**
- * The matching lines up to `cap` (read first, without their executions) as `lines`, and those of
- * visible executions among them as `m`: each distinct execution of the lines looked up once, where
- * a search's matches run several lines to an execution (four to one for the benchmark's term at
- * ten million). Exact while fewer than `cap` lines were read, or when every one read is visible;
- * the caller reads each line's execution otherwise (matchesWhere).
+ * The matching lines up to `cap`, read first without their executions (`lines`), and the visible
+ * matches among them counted (`visible`) by looking up each distinct execution of the lines once,
+ * where a search's matches run several lines to an execution (four to one for the benchmark's
+ * term at ten million). The count is taken from the lines counted per execution, not from a join
+ * of each line to its execution's row: a generic plan expects few lines and would join them by
+ * nested loop over the executions found. Exact while fewer than `cap` lines were read, or when
+ * every one read is visible; the caller reads each line's execution otherwise (matchesWhere).
  */
 const byExecution = (spans: string, cap: string) => `with lines as materialized (
      select l.workflow_execution_uuid, l.line_hash, l.timestamp, l.seq, l.node_id ${linesWhere(spans)} limit ${cap}),
-   visible as materialized (
-     select e.uuid, e.workflow_uuid, w.name as workflow_name
-     from (select distinct workflow_execution_uuid from lines) d
-     join executions e on e.organization_id = $1 and e.uuid = d.workflow_execution_uuid
+   per_execution as materialized (
+     select workflow_execution_uuid as uuid, count(*)::int as n from lines group by workflow_execution_uuid),
+   visible as (
+     select coalesce(sum(p.n), 0)::int as n from per_execution p
+     join executions e on e.organization_id = $1 and e.uuid = p.uuid
      join workflows w on w.organization_id = $1 and w.uuid = e.workflow_uuid
-     where ($5::uuid is null or e.workflow_uuid = $5)),
-   m as (select lines.*, visible.workflow_uuid, visible.workflow_name
-     from lines join visible on visible.uuid = lines.workflow_execution_uuid)`;
+     where ($5::uuid is null or e.workflow_uuid = $5))`;
 const statements = (spans: string) => ({
   page: genericPlan(`select ${MATCH_COLUMNS}
    ${matchesWhere(spans)}
@@ -123,7 +123,7 @@ const statements = (spans: string) => ({
   count: genericPlan(`select count(*)::int as n from (select 1 ${matchesWhere(spans)} limit $7) m`),
   /** The count as `count` has it, and the lines read (byExecution). */
   countByExecution: genericPlan(`${byExecution(spans, '$7')}
-   select (select count(*)::int from m) as n, (select count(*)::int from lines) as lines`),
+   select (select n from visible) as n, (select count(*)::int from lines) as lines`),
   /**
    * The count and the page from one reading of the matches, up to `cap` of them: the matches
    * are kept once (a materialized CTE; their order is the index's, not time's), counted, and
@@ -139,12 +139,25 @@ const statements = (spans: string) => ({
      ${matchesWhere(spans)} limit $9)
    select c.n, p.workflow_execution_uuid, p.workflow_uuid, p.workflow_name, p.node_id, p.timestamp, t.message
    from (select count(*)::int as n from m) c
-   ${pageOfKept}`),
-  /** The same from the lines read first (byExecution), with the lines read. */
+   left join lateral (select * from m order by timestamp desc, workflow_execution_uuid, seq limit $7 offset $8) p on true
+   ${WITH_MESSAGES}`),
+  /**
+   * The same from the lines read first (byExecution), with the lines read. The page walks the
+   * lines newest first and looks up each one's execution until it has its lines: one probe a
+   * line of the page (and of the pages before it).
+   */
   countedByExecution: genericPlan(`${byExecution(spans, '$9')}
    select c.n, c.lines, p.workflow_execution_uuid, p.workflow_uuid, p.workflow_name, p.node_id, p.timestamp, t.message
-   from (select (select count(*)::int from m) as n, (select count(*)::int from lines) as lines) c
-   ${pageOfKept}`),
+   from (select (select n from visible) as n, (select count(*)::int from lines) as lines) c
+   left join lateral (select s.*, x.workflow_uuid, x.workflow_name
+     from (select * from lines order by timestamp desc, workflow_execution_uuid, seq) s
+     join lateral (select e.workflow_uuid, w.name as workflow_name from executions e
+       join workflows w on w.organization_id = $1 and w.uuid = e.workflow_uuid
+       where e.organization_id = $1 and e.uuid = s.workflow_execution_uuid
+         and ($5::uuid is null or e.workflow_uuid = $5)) x on true
+     order by s.timestamp desc, s.workflow_execution_uuid, s.seq
+     limit $7 offset $8) p on true
+   ${WITH_MESSAGES}`),
   /** Every match's key, in the order of pages, up to `cap` ($7). */
   keys: genericPlan(`select l.workflow_execution_uuid, e.workflow_uuid, l.node_id, l.timestamp, l.line_hash
    ${matchesWhere(spans)}
