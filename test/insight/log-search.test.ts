@@ -251,7 +251,7 @@ describe('searchExecutionLogs', () => {
     assert.equal(dayLater.count, 5);
   });
 
-  it('finds the lines of every day and hour a window covers: across midnight UTC and the hour, from before 1970, and in windows of more than 32 days', async () => {
+  it('finds the lines of every day and hour a window covers: across midnight UTC and the hour, from before 1970, and in windows of more than 32 and 400 days', async () => {
     const t = await createTenant(ctx.db);
     const wf = workflow(t.organizationId);
     const run = execution(t.organizationId, wf.uuid as string, { startedAt: iso(T0 - 60 * DAY) });
@@ -302,6 +302,9 @@ describe('searchExecutionLogs', () => {
       [epoch - HOUR, epoch + HOUR - 1],
       [epoch + HOUR, epoch + HOUR],
       [epoch - 2 * HOUR - 1, epoch],
+      // More than 400 days: no days or hours named, the trigrams alone, kept to the window.
+      [epoch - DAY, midnight + 30 * DAY],
+      [epoch + 1, midnight - 1],
     ];
     for (const [from, to] of windows) {
       const inside = times.flatMap((at, i) => (at >= from && at <= to ? [`day line ${i}`] : []));
