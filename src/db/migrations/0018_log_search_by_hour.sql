@@ -8,12 +8,15 @@
 -- follows its window to within an hour at each end. The hours are kept apart from the days by
 -- adding 10^10 to them (hours since 1970 stay within +-2.6 * 10^9 over PostgreSQL's range of
 -- instants). Floors, not truncation toward zero: an hour or day before 1970 is a whole one.
--- A line gets one more index entry than before (beside its trigrams).
+-- A line gets one more index entry than before (beside its trigrams). The epoch is taken as a
+-- double (date_part), not as numeric (extract): instants are whole milliseconds in years 1 to 9999,
+-- which a double holds to within 30 microseconds, and numeric arithmetic cost the embedded
+-- database about 16 microseconds a stored line (a 200 MB upload of re-sent lines 25% slower).
 create function wfapi_log_spans(timestamptz) returns bigint[]
   language sql immutable parallel safe
   as $$ select array[
-    floor(extract(epoch from $1 - timestamptz '1970-01-01 00:00:00+00') / 86400)::bigint,
-    10000000000 + floor(extract(epoch from $1 - timestamptz '1970-01-01 00:00:00+00') / 3600)::bigint
+    floor(date_part('epoch', $1 - timestamptz '1970-01-01 00:00:00+00') / 86400)::bigint,
+    10000000000 + floor(date_part('epoch', $1 - timestamptz '1970-01-01 00:00:00+00') / 3600)::bigint
   ] $$;
 
 create index execution_logs_spans_message on execution_logs
