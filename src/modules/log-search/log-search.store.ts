@@ -51,7 +51,7 @@ type CountedRow = { n: number; lines?: number } & (LogMatchRow | { [K in keyof L
  * in part. Undefined past DAYS_NAMED days. Floors, as the function's: whole hours and days before
  * 1970 too.
  */
-export function spansOf(fromMs: number, toMs: number): number[] | undefined {
+function spansOf(fromMs: number, toMs: number): number[] | undefined {
   const [firstDay, lastDay] = [Math.floor(fromMs / DAY), Math.floor(toMs / DAY)];
   if (lastDay - firstDay >= DAYS_NAMED) return undefined;
   const [firstHour, lastHour] = [Math.floor(fromMs / HOUR), Math.floor(toMs / HOUR)];
@@ -172,13 +172,26 @@ const statementsFor = (search: LogSearch) => {
 };
 
 /**
- * Whether the lines read first, each distinct execution looked up once (byExecution), give the
- * answer: not for one workflow's lines, which may be few among the lines read.
+ * The rows of `byExecution`, the statement that reads the lines first and looks up each distinct
+ * execution once, when they are the answer; else of `eachLine`, which looks up each line's
+ * execution. The first is not asked for one workflow's lines, which may be few among the lines
+ * read, and its answer is not taken when the cap was reached with invisible lines among those
+ * read (more visible ones may lie past them).
  */
-const readsByExecution = (search: LogSearch) => search.workflowUuid === null;
-/** Whether a byExecution answer is exact: every line was read, or every line read is visible. */
-const exact = (row: { n: number; lines?: number } | undefined, cap: number) =>
-  row === undefined || row.lines === undefined || row.lines < cap || row.n >= cap;
+async function countedRows<Row extends { n: number; lines?: number }>(
+  db: Queryable,
+  search: LogSearch,
+  [byExecution, eachLine]: readonly [string, string],
+  values: readonly unknown[],
+  cap: number,
+): Promise<Row[]> {
+  if (search.workflowUuid === null) {
+    const rows = await db.query<Row>(byExecution, values);
+    const head = rows[0];
+    if (head !== undefined && (head.lines === undefined || head.lines < cap || head.n >= cap)) return rows;
+  }
+  return db.query<Row>(eachLine, values);
+}
 
 const params = (organizationId: string, search: LogSearch) => [
   organizationId,
@@ -215,11 +228,13 @@ export async function searchLogsCounted(
 ): Promise<{ count: number; page: LogMatchRow[] | undefined }> {
   const statements = statementsFor(search);
   const values = [...params(organizationId, search), paging.limit, paging.offset, cap];
-  let rows = readsByExecution(search)
-    ? await db.query<CountedRow>(statements.countedByExecution, values)
-    : [];
-  if (rows.length === 0 || !exact(rows[0], cap))
-    rows = await db.query<CountedRow>(statements.counted, values);
+  const rows = await countedRows<CountedRow>(
+    db,
+    search,
+    [statements.countedByExecution, statements.counted],
+    values,
+    cap,
+  );
   const count = rows[0]?.n ?? 0;
   if (count >= cap) return { count, page: undefined };
   return {
@@ -278,10 +293,12 @@ export async function countLogMatches(
 ): Promise<number> {
   const statements = statementsFor(search);
   const values = [...params(organizationId, search), cap];
-  if (readsByExecution(search)) {
-    const [row] = await db.query<{ n: number; lines: number }>(statements.countByExecution, values);
-    if (exact(row, cap)) return row?.n ?? 0;
-  }
-  const [row] = await db.query<{ n: number }>(statements.count, values);
+  const [row] = await countedRows<{ n: number; lines?: number }>(
+    db,
+    search,
+    [statements.countByExecution, statements.count],
+    values,
+    cap,
+  );
   return row?.n ?? 0;
 }
