@@ -1,12 +1,10 @@
 import type { Database } from '../db/database.js';
+import { isQueryCanceled } from '../db/db-errors.js';
 import { Recurring, type RoundOutcome } from '../lib/recurring.js';
 import { durations } from './durations.rollup.js';
 import { DAY_GRAIN, recentRungsKeptFrom } from './grains.js';
 import type { AnyRollup } from './rollup.js';
 import { type CompactionRound, compactRollupIndexes } from './rollup-compaction.store.js';
-
-/** PostgreSQL's query_canceled: a statement pg_cancel_backend stopped. */
-const QUERY_CANCELED = '57014';
 
 /** The rollups whose finest rungs are kept for recent buckets only. */
 const RECENT_RUNGS: readonly AnyRollup[] = [durations].filter((rollup) => rollup.recentRungs > 0);
@@ -116,8 +114,7 @@ export class RollupUpkeep {
           return { deleted, ...round };
         } catch (error) {
           // A rebuild `stop` cancelled ends the round; the next drops what it left.
-          if (stopped() && (error as { code?: string }).code === QUERY_CANCELED)
-            return { deleted, rebuilt: [], dropped: [] };
+          if (stopped() && isQueryCanceled(error)) return { deleted, rebuilt: [], dropped: [] };
           throw error;
         } finally {
           this.rebuilder = undefined;

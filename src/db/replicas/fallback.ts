@@ -1,5 +1,6 @@
 import { isDatabaseUnavailable } from '../../errors.js';
 import type { Database } from '../database.js';
+import { isQueryCanceled } from '../db-errors.js';
 
 /**
  * Whether a replica's failure means the replica went away (so the primary should answer), not
@@ -8,8 +9,8 @@ import type { Database } from '../database.js';
  * A statement timeout (57014) is the request's own time running out, and is not retried.
  */
 export function replicaWentAway(error: unknown): boolean {
+  if (isQueryCanceled(error)) return false;
   const code = (error as { code?: unknown } | undefined)?.code;
-  if (code === '57014') return false;
   if (code === '40001' && /conflict with recovery/i.test((error as Error).message)) return true;
   return isDatabaseUnavailable(error);
 }
