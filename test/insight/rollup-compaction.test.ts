@@ -15,6 +15,7 @@ import {
 } from '../../src/rollups/rollup-compaction.store.js';
 import { RollupUpkeep, type UpkeepRound } from '../../src/rollups/rollup-upkeep.store.js';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../harness/database.js';
+import { eventually } from '../harness/eventually.js';
 import { createTenant, event, execution, ingest, type Tenant, workflow } from '../harness/fixtures.js';
 import { startServer } from '../harness/server.js';
 import { rollupDrift } from '../ingest/rollup-drift.js';
@@ -248,15 +249,13 @@ describe('the rollup indexes, rebuilt when they have grown far past their compac
     );
     try {
       upkeep.start();
-      // The rebuild waits for the lock.
-      for (;;) {
+      await eventually(async () => {
         const [waiting] = await database.db.query<{ n: number }>(
           `select count(*)::int as n from pg_stat_activity
            where query ilike 'reindex index concurrently%' and wait_event_type = 'Lock'`,
         );
-        if (waiting!.n > 0) break;
-        await new Promise((resolve) => setImmediate(resolve));
-      }
+        return waiting!.n > 0;
+      }, 'the rebuild waiting for the lock');
       await upkeep.stop();
       assert.equal(outcomes.length, 1);
       assert.equal(outcomes[0]!.error, undefined);
