@@ -13,11 +13,14 @@ export type CopyValue = string | number | boolean | Date | Uint8Array | null;
 export type RowValues<Name extends string = string> = { readonly [K in Name]: CopyValue };
 
 const SPECIAL = /[\\\t\n\r]/g;
+/** SPECIAL without the global flag: most text has nothing to escape, and a test is 3x cheaper than a replace. */
+const HAS_SPECIAL = /[\\\t\n\r]/;
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
 function field(value: CopyValue): string {
   if (value === null) return '\\N';
-  if (typeof value === 'string') return value.replace(SPECIAL, (c) => ESCAPES[c]!);
+  if (typeof value === 'string')
+    return HAS_SPECIAL.test(value) ? value.replace(SPECIAL, (c) => ESCAPES[c]!) : value;
   if (typeof value === 'number') return String(value);
   if (typeof value === 'boolean') return value ? 't' : 'f';
   if (value instanceof Date) return value.toISOString();
