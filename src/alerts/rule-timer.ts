@@ -13,6 +13,7 @@ import { countWindows } from '../rollups/execution-counts.store.js';
 import { queueDeliveries, RULE_COLUMNS, resendFiring } from './alerts.store.js';
 import { anomalyVerdict } from './anomaly-condition.js';
 import { ruleSummary } from './payloads.js';
+import type { TimerSettings } from './timer-settings.js';
 import { evaluateVerdictRules } from './verdict-rules.js';
 
 /** Rules evaluated per transaction. */
@@ -78,13 +79,6 @@ const EVENT_PREFIX = {
 
 /** The conditions evaluated here: those of EVENT_PREFIX. */
 const TIMED_CONDITIONS = Object.keys(EVENT_PREFIX);
-
-export interface TimerSettings {
-  /** How often each rule is evaluated. */
-  readonly evaluateMs: number;
-  /** How often a firing ALERTMANAGER alert is posted again. */
-  readonly resendMs: number;
-}
 
 /** Evaluates the timer rules not evaluated for `evaluateMs`; returns how many deliveries it queued. */
 export async function evaluateDueRules(

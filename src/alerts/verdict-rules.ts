@@ -7,8 +7,8 @@ import type { Database } from '../db/database.js';
 import type { AlertRuleRow } from '../db/tables.js';
 import { RULE_COLUMNS } from './alerts.store.js';
 import { evaluateExecutionStuck } from './execution-stuck.condition.js';
-import type { TimerSettings } from './rule-timer.js';
 import { evaluateSloBurn } from './slo-burn.condition.js';
+import type { TimerSettings } from './timer-settings.js';
 
 /** Rules evaluated per transaction. */
 const BATCH = 100;
