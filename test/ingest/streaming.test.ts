@@ -13,8 +13,14 @@ const DISTINCT_LINES = 2000;
  * on a loaded machine, at this commit's parent as well.
  */
 const HEAP_MB = 96;
-/** Peak resident memory growth allowed while the 200 MB body streams through. */
-const RSS_GROWTH_BOUND = 100 * 1024 * 1024;
+/**
+ * Peak resident memory growth allowed while the 200 MB body streams through. A server that holds
+ * the body (its chunks are Buffers, outside the 96 MB heap) grows by the body: 207 MB when the
+ * route collected the chunks before reading them. Streaming, it grew 37-60 MB on a quiet machine
+ * and 105 MB once in CI beside three other test files (the embedded database's memory grows in
+ * steps), which failed the bound of 100 MB this had before.
+ */
+const RSS_GROWTH_BOUND = 150 * 1024 * 1024;
 const WARM_UP_BYTES = 30 * 1024 * 1024;
 
 describe('a large streamed upload', () => {
