@@ -78,13 +78,31 @@ class SessionClient extends pg.Client {
   override connect(): Promise<pg.Client>;
   override connect(callback: (error: Error) => void): void;
   override connect(callback?: (error: Error) => void): Promise<pg.Client> | undefined {
-    const ready = super
-      .connect()
-      .then(() => this.query('set jit = off').catch(() => {}))
-      .then(() => this as pg.Client);
+    const ready = super.connect().then(() => this.turnJitOff());
     if (!callback) return ready;
     ready.then(() => callback(null as unknown as Error), callback);
     return undefined;
+  }
+
+  /**
+   * `set jit = off`, with the connection watched meanwhile: the pool listens for a connection's
+   * errors only once connecting is done, and one lost now would emit an 'error' nobody handles,
+   * which ends the process (every request under way then ends in ECONNRESET instead of 503).
+   * Lost, the connection fails to connect; a refused setting is harmless.
+   */
+  private async turnJitOff(): Promise<pg.Client> {
+    let lost: Error | undefined;
+    const onLost = (error: Error) => {
+      lost = error;
+    };
+    this.on('error', onLost);
+    try {
+      await this.query('set jit = off').catch(() => {});
+    } finally {
+      this.off('error', onLost);
+    }
+    if (lost) throw lost;
+    return this;
   }
 }
 

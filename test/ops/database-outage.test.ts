@@ -165,6 +165,21 @@ describe('a PostgreSQL outage', { skip }, () => {
       await proxy.stop();
     }
   });
+  it('fails a query whose new connection is cut while it turns JIT off as database-unavailable instead of crashing the process', async () => {
+    const proxy = proxyFor(database.url!);
+    await proxy.start();
+    const db = openPostgres(viaProxy(database.url!, proxy), { poolSize: 1, statementTimeoutMs: 10_000 });
+    try {
+      // A connection is set up (SessionClient) before the pool watches it for errors.
+      proxy.cutOn('set jit = off');
+      await assert.rejects(db.query('select 1'), (error) => isDatabaseUnavailable(error));
+      proxy.cutOn(undefined);
+      assert.deepEqual(await db.query('select 3 as three'), [{ three: 3 }]);
+    } finally {
+      await db.close();
+      await proxy.stop();
+    }
+  });
   it('fails a transaction whose connection is cut while it sets up its session as database-unavailable instead of crashing the process', async () => {
     const proxy = proxyFor(database.url!);
     await proxy.start();
