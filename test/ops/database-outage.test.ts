@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { genericPlan } from '../../src/db/database.js';
+import { type Database, genericPlan } from '../../src/db/database.js';
 import { openPostgres } from '../../src/db/postgres.js';
 import { isDatabaseUnavailable } from '../../src/errors.js';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../harness/database.js';
@@ -147,11 +147,21 @@ describe('a PostgreSQL outage', { skip }, () => {
     });
   });
 
-  it('fails a transaction whose connection is cut as database-unavailable instead of crashing the process', async () => {
+  /** A pool of `poolSize` reaching the test database through a proxy of its own; both closed after `use`. */
+  async function throughProxy(poolSize: number, use: (db: Database, proxy: TcpProxy) => Promise<void>) {
     const proxy = proxyFor(database.url!);
     await proxy.start();
-    const db = openPostgres(viaProxy(database.url!, proxy), { poolSize: 2, statementTimeoutMs: 10_000 });
+    const db = openPostgres(viaProxy(database.url!, proxy), { poolSize, statementTimeoutMs: 10_000 });
     try {
+      await use(db, proxy);
+    } finally {
+      await db.close();
+      await proxy.stop();
+    }
+  }
+
+  it('fails a transaction whose connection is cut as database-unavailable instead of crashing the process', () =>
+    throughProxy(2, async (db, proxy) => {
       const cut = db.transaction(async (tx) => {
         await tx.query('select 1');
         await proxy.stop();
@@ -160,31 +170,17 @@ describe('a PostgreSQL outage', { skip }, () => {
       await assert.rejects(cut, (error) => isDatabaseUnavailable(error));
       await proxy.start();
       assert.deepEqual(await db.query('select 3 as three'), [{ three: 3 }]);
-    } finally {
-      await db.close();
-      await proxy.stop();
-    }
-  });
-  it('fails a query whose new connection is cut while it turns JIT off as database-unavailable instead of crashing the process', async () => {
-    const proxy = proxyFor(database.url!);
-    await proxy.start();
-    const db = openPostgres(viaProxy(database.url!, proxy), { poolSize: 1, statementTimeoutMs: 10_000 });
-    try {
+    }));
+  it('fails a query whose new connection is cut while it turns JIT off as database-unavailable instead of crashing the process', () =>
+    throughProxy(1, async (db, proxy) => {
       // A connection is set up (SessionClient) before the pool watches it for errors.
       proxy.cutOn('set jit = off');
       await assert.rejects(db.query('select 1'), (error) => isDatabaseUnavailable(error));
       proxy.cutOn(undefined);
       assert.deepEqual(await db.query('select 3 as three'), [{ three: 3 }]);
-    } finally {
-      await db.close();
-      await proxy.stop();
-    }
-  });
-  it('fails a transaction whose connection is cut while it sets up its session as database-unavailable instead of crashing the process', async () => {
-    const proxy = proxyFor(database.url!);
-    await proxy.start();
-    const db = openPostgres(viaProxy(database.url!, proxy), { poolSize: 1, statementTimeoutMs: 10_000 });
-    try {
+    }));
+  it('fails a transaction whose connection is cut while it sets up its session as database-unavailable instead of crashing the process', () =>
+    throughProxy(1, async (db, proxy) => {
       // The one connection now plans generically, so a transaction first resets its plan mode.
       assert.deepEqual(await db.query(genericPlan('select $1::int as one'), [1]), [{ one: 1 }]);
       proxy.cutOn('reset plan_cache_mode');
@@ -192,9 +188,5 @@ describe('a PostgreSQL outage', { skip }, () => {
       await assert.rejects(cut, (error) => isDatabaseUnavailable(error));
       proxy.cutOn(undefined);
       assert.deepEqual(await db.query('select 3 as three'), [{ three: 3 }]);
-    } finally {
-      await db.close();
-      await proxy.stop();
-    }
-  });
+    }));
 });
