@@ -102,6 +102,31 @@ export async function updateRule(
   return row;
 }
 
+/** Rules the rule timer claims per transaction. */
+const CLAIMED_PER_TRANSACTION = 100;
+
+/**
+ * The enabled rules of `conditions` due for evaluation at `now` (not evaluated for `evaluateMs`,
+ * less 50 ms for the timer's own drift), least recently evaluated first, locked for this
+ * transaction and skipped by any other's (`skip locked`): any number of instances may run the
+ * rule timer (rule-timer.ts, verdict-rules.ts).
+ */
+export function claimDueRules(
+  tx: Queryable,
+  conditions: readonly string[],
+  now: number,
+  evaluateMs: number,
+): Promise<AlertRuleRow[]> {
+  return tx.query<AlertRuleRow>(
+    `select ${RULE_COLUMNS} from alert_rules
+     where enabled and condition = any($2::text[])
+       and (evaluated_at is null or evaluated_at <= $1)
+     order by evaluated_at nulls first limit ${CLAIMED_PER_TRANSACTION}
+     for update skip locked`,
+    [new Date(now - evaluateMs + 50), conditions],
+  );
+}
+
 export async function findRule(db: Queryable, id: string): Promise<AlertRuleRow | undefined> {
   const [row] = await db.query<AlertRuleRow>(`select ${RULE_COLUMNS} from alert_rules where id = $1`, [id]);
   return row;

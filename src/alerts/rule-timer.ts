@@ -10,14 +10,11 @@ import type { AlertRuleRow } from '../db/tables.js';
 import { durationText } from '../lib/duration.js';
 import { formatTime } from '../lib/time.js';
 import { countWindows } from '../rollups/execution-counts.store.js';
-import { queueDeliveries, RULE_COLUMNS, resendFiring } from './alerts.store.js';
+import { claimDueRules, queueDeliveries, resendFiring } from './alerts.store.js';
 import { anomalyVerdict } from './anomaly-condition.js';
 import { ruleSummary } from './payloads.js';
 import type { TimerSettings } from './timer-settings.js';
 import { evaluateVerdictRules } from './verdict-rules.js';
-
-/** Rules evaluated per transaction. */
-const BATCH = 100;
 
 interface Verdict {
   readonly firing: boolean;
@@ -87,14 +84,7 @@ export async function evaluateDueRules(
   now = Date.now(),
 ): Promise<number> {
   return db.transaction(async (tx) => {
-    const rules = await tx.query<AlertRuleRow>(
-      `select ${RULE_COLUMNS} from alert_rules
-       where enabled and condition = any($2::text[])
-         and (evaluated_at is null or evaluated_at <= $1)
-       order by evaluated_at nulls first limit ${BATCH}
-       for update skip locked`,
-      [new Date(now - evaluateMs + 50), TIMED_CONDITIONS],
-    );
+    const rules = await claimDueRules(tx, TIMED_CONDITIONS, now, evaluateMs);
     let queued = 0;
     for (const rule of rules) {
       const verdict = await verdictOf(tx, rule, now);

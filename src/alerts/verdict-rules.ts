@@ -4,14 +4,10 @@
  * deliveries changed in one transaction, so any number of instances may run it.
  */
 import type { Database } from '../db/database.js';
-import type { AlertRuleRow } from '../db/tables.js';
-import { RULE_COLUMNS } from './alerts.store.js';
+import { claimDueRules } from './alerts.store.js';
 import { evaluateExecutionStuck } from './execution-stuck.condition.js';
 import { evaluateSloBurn } from './slo-burn.condition.js';
 import type { TimerSettings } from './timer-settings.js';
-
-/** Rules evaluated per transaction. */
-const BATCH = 100;
 
 export const VERDICT_CONDITIONS = ['SLO_BURN', 'EXECUTION_STUCK'] as const;
 
@@ -22,14 +18,7 @@ export async function evaluateVerdictRules(
   now = Date.now(),
 ): Promise<number> {
   return db.transaction(async (tx) => {
-    const rules = await tx.query<AlertRuleRow>(
-      `select ${RULE_COLUMNS} from alert_rules
-       where enabled and condition in ('SLO_BURN', 'EXECUTION_STUCK')
-         and (evaluated_at is null or evaluated_at <= $1)
-       order by evaluated_at nulls first limit ${BATCH}
-       for update skip locked`,
-      [new Date(now - evaluateMs + 50)],
-    );
+    const rules = await claimDueRules(tx, VERDICT_CONDITIONS, now, evaluateMs);
     let queued = 0;
     for (const rule of rules) {
       queued +=
