@@ -85,25 +85,36 @@ class SessionClient extends pg.Client {
   }
 
   /**
-   * `set jit = off`, with the connection watched meanwhile: the pool listens for a connection's
-   * errors only once connecting is done, and one lost now would emit an 'error' nobody handles,
-   * which ends the process (every request under way then ends in ECONNRESET instead of 503).
-   * Lost, the connection fails to connect; a refused setting is harmless.
+   * `set jit = off`, with the connection watched meanwhile (watchLoss): the pool listens for a
+   * connection's errors only once connecting is done. Lost, the connection fails to connect; a
+   * refused setting is harmless.
    */
   private async turnJitOff(): Promise<pg.Client> {
-    let lost: Error | undefined;
-    const onLost = (error: Error) => {
-      lost = error;
-    };
-    this.on('error', onLost);
+    const watch = watchLoss(this);
     try {
       await this.query('set jit = off').catch(() => {});
     } finally {
-      this.off('error', onLost);
+      watch.stop();
     }
+    const lost = watch.lost();
     if (lost) throw lost;
     return this;
   }
+}
+
+/**
+ * Watches a connection outside the pool's error handling (being set up, or checked out) until
+ * `stop`: losing it makes node-postgres emit 'error' on the client, which with no listener ends
+ * the process (a server's open requests then end in ECONNRESET instead of 503). The statement
+ * under way rejects on its own; `lost` tells the caller not to reuse the connection.
+ */
+function watchLoss(client: pg.Client): { readonly lost: () => Error | undefined; readonly stop: () => void } {
+  let lost: Error | undefined;
+  const onLost = (error: Error) => {
+    lost = error;
+  };
+  client.on('error', onLost);
+  return { lost: () => lost, stop: () => client.off('error', onLost) };
 }
 
 type PlanMode = 'default' | 'generic';
@@ -159,11 +170,7 @@ export function openPostgres(url: string, options: PostgresOptions): Database {
    */
   async function run<Row>(text: string, params: readonly unknown[] | undefined, signal?: AbortWatch) {
     const client = (await pool.connect()) as PooledSession;
-    let lost: Error | undefined;
-    const onConnectionLost = (error: Error) => {
-      lost = error;
-    };
-    client.on('error', onConnectionLost);
+    const watch = watchLoss(client);
     let failed: Error | undefined;
     const onAbort = () => {
       // The cancel request may land after this statement ended: the connection is then not
@@ -182,9 +189,9 @@ export function openPostgres(url: string, options: PostgresOptions): Database {
       throw error;
     } finally {
       signal?.removeEventListener('abort', onAbort);
-      client.off('error', onConnectionLost);
+      watch.stop();
       // As pool.query: a connection whose statement failed, or that was lost, is not reused.
-      client.release(failed ?? lost);
+      client.release(failed ?? watch.lost());
     }
   }
 
@@ -193,15 +200,10 @@ export function openPostgres(url: string, options: PostgresOptions): Database {
     query: <Row>(text: string, params?: readonly unknown[]) => run<Row>(text, params),
     async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
       const client = (await pool.connect()) as PooledSession;
+      // Watched before the first statement, the plan mode's.
+      const watch = watchLoss(client);
+      /** The rollback failed: the connection is not reused. */
       let broken = false;
-      // A checked-out client is outside the pool's error handling: losing its connection would
-      // emit an unhandled 'error' and crash the process (a server's open requests then end in
-      // ECONNRESET instead of 503), so the listener comes before the first statement, the plan
-      // mode's. The pending query rejects on its own.
-      const onConnectionLost = () => {
-        broken = true;
-      };
-      client.on('error', onConnectionLost);
       try {
         await enterPlanMode(client, 'default');
         await client.query('begin');
@@ -227,8 +229,8 @@ export function openPostgres(url: string, options: PostgresOptions): Database {
         }
         throw error;
       } finally {
-        client.off('error', onConnectionLost);
-        client.release(broken);
+        watch.stop();
+        client.release(broken || watch.lost() !== undefined);
       }
     },
     abortable: (signal) => new AbortablePostgres(self, run, signal),
