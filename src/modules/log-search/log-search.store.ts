@@ -178,7 +178,7 @@ const statementsFor = (search: LogSearch) => {
  * read, and its answer is not taken when the cap was reached with invisible lines among those
  * read (more visible ones may lie past them).
  */
-async function countedRows<Row extends { n: number; lines?: number }>(
+async function countedRows<Row extends { n: number }>(
   db: Queryable,
   search: LogSearch,
   [byExecution, eachLine]: readonly [string, string],
@@ -186,9 +186,9 @@ async function countedRows<Row extends { n: number; lines?: number }>(
   cap: number,
 ): Promise<Row[]> {
   if (search.workflowUuid === null) {
-    const rows = await db.query<Row>(byExecution, values);
+    const rows = await db.query<Row & { lines: number }>(byExecution, values);
     const head = rows[0];
-    if (head !== undefined && (head.lines === undefined || head.lines < cap || head.n >= cap)) return rows;
+    if (head !== undefined && (head.lines < cap || head.n >= cap)) return rows;
   }
   return db.query<Row>(eachLine, values);
 }
@@ -293,7 +293,7 @@ export async function countLogMatches(
 ): Promise<number> {
   const statements = statementsFor(search);
   const values = [...params(organizationId, search), cap];
-  const [row] = await countedRows<{ n: number; lines?: number }>(
+  const [row] = await countedRows<{ n: number }>(
     db,
     search,
     [statements.countByExecution, statements.count],
