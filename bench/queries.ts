@@ -4,6 +4,8 @@
  * execution with its logs and events, and activity over 24 hours, 7 days and 30 days for one
  * workflow and for the whole organization.
  */
+import { DAY, HOUR } from '../src/lib/time.js';
+
 export interface DatasetFacts {
   /** The instant the dataset ends at (activity windows end here). */
   readonly now: Date;
@@ -49,8 +51,6 @@ export function requestVariables(q: MixQuery, facts: DatasetFacts): NextVariable
   return () => q.variables({ ...facts, now: new Date(facts.now.getTime() - earlier++) });
 }
 
-const DAY = 86_400_000;
-const HOUR = 3_600_000;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 const WORKFLOW_FIELDS = `uuid name status workflowId ownerAddress registeredAt executedAt executionCount
